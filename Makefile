@@ -1,0 +1,47 @@
+# Learning to Attend. Two commands matter: `make lab` (learn) and `make test` (check everything).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Notebooks run in parallel on both cores (one torch thread each); set JOBS=0 to run serially.
+JOBS   ?= 2
+LAB_PORT ?= 8888
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
+
+.PHONY: help install lab test test-fast execute bench clean
+
+help:
+	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
+	@echo "make test     set up .venv (first time) and run every test: helpers, hygiene, browser, strict nbval"
+	@echo "make test-fast  only the helper tests (no notebooks)"
+	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
+	@echo "make bench    run the benchmarks and update README's Performance section"
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -rs $(XDIST) $(NBVAL) tests notebooks
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -rs -m "not browser" tests
+
+execute: $(STAMP)
+	$(BIN)/python -m helpers.devtools execute $(NB)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_notebooks.py --write-readme
+	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache tests/artifacts

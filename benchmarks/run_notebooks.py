@@ -1,0 +1,51 @@
+"""Execute every notebook in a fresh kernel (not in place) and print seconds per notebook and the total.
+
+    python benchmarks/run_notebooks.py                 # all chapters
+    python benchmarks/run_notebooks.py notebooks/03_qkv_by_hand.ipynb
+    python benchmarks/run_notebooks.py --write-readme  # also update README's perf-notebooks table
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import time
+from pathlib import Path
+
+from helpers.devtools import chapter_notebooks, execute_notebook, markdown_table, update_readme_section
+
+TARGETS = {"01": 120, "04": 60, "05": 180, "06": 180, "07": 60}  # seconds, from the issues; others: "a minute or two"
+
+
+def cpu_seconds_of_children() -> float:
+    """CPU seconds used so far by finished child processes (the kernels)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", type=Path)
+    parser.add_argument("--write-readme", action="store_true", help="write the table into README.md (perf-notebooks)")
+    args = parser.parse_args()
+    rows, total = [], 0.0
+    for path in args.notebooks or chapter_notebooks():
+        cpu_before = cpu_seconds_of_children()
+        seconds, _ = execute_notebook(path, inplace=False)
+        cpu = cpu_seconds_of_children() - cpu_before
+        target = TARGETS.get(path.name[:2], 120)
+        total += seconds
+        rows.append([path.name, f"{seconds:.1f}", f"{cpu:.1f}", f"≤ {target}", "yes" if seconds <= target else "**no**"])
+        print(f"{path.name:<48}{seconds:7.1f} s wall {cpu:7.1f} s CPU  (target {target} s)", flush=True)
+    print(f"{'total':<48}{total:7.1f} s")
+    if args.write_readme:
+        note = (f"Measured by `python benchmarks/run_notebooks.py --write-readme` on {time.strftime('%Y-%m-%d')}, "
+                f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each notebook in a "
+                "fresh kernel, one after the other (wall time includes the kernel start; CPU is the kernel's).")
+        table = markdown_table(["notebook", "wall s", "CPU s", "target s", "within"], rows + [["**total**", f"{total:.1f}", "", "", ""]])
+        update_readme_section("perf-notebooks", note + "\n\n" + table)
+
+
+if __name__ == "__main__":
+    main()

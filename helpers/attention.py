@@ -1,0 +1,214 @@
+"""Attention, written out: masked softmax, scaled dot-product attention and the four scoring modules.
+
+Every attention function here returns ``(context, weights)`` so the weights are always there to plot.
+Mask convention (the same as ``torch.nn.functional.scaled_dot_product_attention``'s boolean mask):
+True (or 1) where a key MAY be attended, False (or 0) where it is hidden.
+
+Fully masked rows: a query whose every key is hidden gets all-zero weights and a zero context vector,
+never NaN, and gradients stay finite. (torch 2.13's fused function also returns zeros there; older
+releases returned NaN, which is why the course pins its own behaviour and tests it.)
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+__all__ = [
+    "softmax",
+    "masked_softmax",
+    "scaled_dot_product_attention",
+    "AdditiveAttention",
+    "MultiplicativeAttention",
+    "DotProductAttention",
+    "ScaledDotProductAttention",
+    "SCORERS",
+]
+
+
+def _shape(x: torch.Tensor) -> str:
+    return "(" + ", ".join(str(s) for s in x.shape) + ")"
+
+
+def softmax(scores: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """Softmax with the max-subtraction trick: exp(x - max) / sum exp(x - max) along `dim`.
+
+    A slice that is all -inf (every key hidden) gives zeros instead of NaN.
+    """
+    peak = scores.amax(dim=dim, keepdim=True)
+    peak = torch.where(torch.isfinite(peak), peak, torch.zeros_like(peak))  # all -inf slice: avoid inf - inf
+    e = torch.exp(scores - peak)
+    total = e.sum(dim=dim, keepdim=True)
+    return e / torch.where(total > 0, total, torch.ones_like(total))
+
+
+def _as_bool_mask(mask: torch.Tensor | None, scores: torch.Tensor) -> torch.Tensor | None:
+    """Check a mask broadcasts to the scores' shape and return it as booleans (True = may attend)."""
+    if mask is None:
+        return None
+    if not isinstance(mask, torch.Tensor):
+        mask = torch.as_tensor(mask)
+    try:
+        torch.broadcast_shapes(mask.shape, scores.shape)
+    except RuntimeError:
+        raise ValueError(
+            f"mask has shape {_shape(mask)} but the scores have shape {_shape(scores)} "
+            "(..., n_queries, n_keys); expected a mask that broadcasts to it, "
+            "e.g. (batch, 1, n_keys) or (batch, n_queries, n_keys)"
+        ) from None
+    if mask.dtype != torch.bool:
+        mask = mask != 0
+    return mask
+
+
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over the last (key) axis, with hidden keys getting weight 0.  # (..., n_q, n_k) -> same
+
+    A row whose every key is hidden gets all-zero weights (documented behaviour, never NaN).
+    """
+    mask = _as_bool_mask(mask, scores)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return softmax(scores, dim=-1)
+
+
+def _check_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor) -> None:
+    """Raise a ValueError naming the shapes received and expected when Q, K, V do not fit together."""
+    for name, x in (("Q", Q), ("K", K), ("V", V)):
+        if not isinstance(x, torch.Tensor):
+            raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+        if x.dim() < 2:
+            raise ValueError(
+                f"{name} has shape {_shape(x)}; expected at least 2 dimensions "
+                f"(..., n_{'queries' if name == 'Q' else 'keys'}, d)"
+            )
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Q has shape {_shape(Q)} and K has shape {_shape(K)}: the last dimension (d_k) must match; "
+            f"expected K of shape (..., n_keys, {Q.shape[-1]})"
+        )
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"K has shape {_shape(K)} and V has shape {_shape(V)}: they need the same number of keys; "
+            f"expected V of shape (..., {K.shape[-2]}, d_v)"
+        )
+    try:
+        torch.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            f"the batch dimensions of Q {_shape(Q)}, K {_shape(K)} and V {_shape(V)} do not match or broadcast"
+        ) from None
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, dropout_p: float = 0.0):
+    """softmax(Q Kᵀ · scale, masked) V, returning (context, weights).
+
+    Q: (..., n_q, d_k)   K: (..., n_k, d_k)   V: (..., n_k, d_v)   mask: broadcastable to (..., n_q, n_k)
+    context: (..., n_q, d_v)   weights: (..., n_q, n_k)
+    scale=None means 1/sqrt(d_k); dropout_p > 0 drops weights (as torch's function does, always on).
+    """
+    _check_qkv(Q, K, V)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])
+    scores = torch.matmul(Q, K.transpose(-2, -1)) * scale  # (..., n_q, n_k)
+    weights = masked_softmax(scores, mask)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, p=dropout_p, training=True)
+    return torch.matmul(weights, V), weights
+
+
+class _Scorer(nn.Module):
+    """Shared part of the four scorers: check shapes, mask, softmax, dropout on the weights, weighted sum."""
+
+    needs_equal_sizes = False
+
+    def __init__(self, dropout: float = 0.0):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+
+    def score(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """Raw scores  # (batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
+        raise NotImplementedError
+
+    def forward(self, query, keys, values, mask=None):
+        """query (batch, n_q, d_q), keys (batch, n_k, d_k), values (batch, n_k, d_v), mask (batch, 1|n_q, n_k).
+
+        Returns context (batch, n_q, d_v) and weights (batch, n_q, n_k).
+        """
+        for name, x in (("query", query), ("keys", keys), ("values", values)):
+            if x.dim() != 3:
+                raise ValueError(f"{type(self).__name__}: {name} has shape {_shape(x)}; expected 3 dimensions (batch, n, d)")
+        if keys.shape[:2] != values.shape[:2]:
+            raise ValueError(
+                f"{type(self).__name__}: keys have shape {_shape(keys)} and values {_shape(values)}; "
+                f"expected values of shape ({keys.shape[0]}, {keys.shape[1]}, d_v)"
+            )
+        if query.shape[0] != keys.shape[0]:
+            raise ValueError(
+                f"{type(self).__name__}: query has batch size {query.shape[0]} but keys have {keys.shape[0]} "
+                f"(query {_shape(query)}, keys {_shape(keys)})"
+            )
+        if self.needs_equal_sizes and query.shape[-1] != keys.shape[-1]:
+            raise ValueError(
+                f"{type(self).__name__} needs query and key vectors of the same size: query has shape "
+                f"{_shape(query)}, keys {_shape(keys)}; expected keys of shape (batch, n_k, {query.shape[-1]}). "
+                "Use MultiplicativeAttention or AdditiveAttention when the sizes differ."
+            )
+        scores = self.score(query, keys)  # (batch, n_q, n_k)
+        weights = self.dropout(masked_softmax(scores, mask))
+        return torch.bmm(weights, values), weights
+
+
+class AdditiveAttention(_Scorer):
+    """Bahdanau: score = vᵀ tanh(W_q q + W_k k), i.e. vᵀ tanh(W [q; k]) with W = [W_q | W_k]."""
+
+    def __init__(self, query_size: int, key_size: int, hidden_size: int, dropout: float = 0.0):
+        super().__init__(dropout)
+        self.W_q = nn.Linear(query_size, hidden_size, bias=False)
+        self.W_k = nn.Linear(key_size, hidden_size, bias=False)
+        self.v = nn.Linear(hidden_size, 1, bias=False)
+
+    def score(self, query, keys):
+        """(batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
+        features = torch.tanh(self.W_q(query).unsqueeze(2) + self.W_k(keys).unsqueeze(1))  # (b, n_q, n_k, h)
+        return self.v(features).squeeze(-1)
+
+
+class MultiplicativeAttention(_Scorer):
+    """Luong "general": score = qᵀ W k; query and key sizes may differ."""
+
+    def __init__(self, query_size: int, key_size: int, dropout: float = 0.0):
+        super().__init__(dropout)
+        self.W = nn.Linear(key_size, query_size, bias=False)
+
+    def score(self, query, keys):
+        """(batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
+        return torch.bmm(query, self.W(keys).transpose(1, 2))
+
+
+class DotProductAttention(_Scorer):
+    """score = qᵀ k: no parameters; query and key sizes must match."""
+
+    needs_equal_sizes = True
+
+    def score(self, query, keys):
+        """(batch, n_q, d) , (batch, n_k, d) -> (batch, n_q, n_k)"""
+        return torch.bmm(query, keys.transpose(1, 2))
+
+
+class ScaledDotProductAttention(DotProductAttention):
+    """score = qᵀ k / sqrt(d_k): the Transformer's scorer; sizes must match."""
+
+    def score(self, query, keys):
+        """(batch, n_q, d) , (batch, n_k, d) -> (batch, n_q, n_k)"""
+        return super().score(query, keys) / math.sqrt(keys.shape[-1])
+
+
+SCORERS = {
+    "additive": AdditiveAttention,
+    "multiplicative": MultiplicativeAttention,
+    "dot": DotProductAttention,
+    "scaled_dot": ScaledDotProductAttention,
+}

@@ -1,0 +1,66 @@
+"""The package basics: seeding, device, the setup line, exercise feedback and the README/parameter tools."""
+import random
+
+import numpy as np
+import pytest
+import torch
+
+import helpers
+from helpers import devtools
+from helpers.exercises import check_close, check_weights
+
+
+def test_set_seed_makes_random_numpy_and_torch_repeat():
+    helpers.set_seed(3)
+    first = (random.random(), np.random.rand(), torch.rand(1).item())
+    helpers.set_seed(3)
+    assert (random.random(), np.random.rand(), torch.rand(1).item()) == first
+
+
+def test_setup_prints_one_line_and_returns_the_device(capsys):
+    device = helpers.setup(seed=1)
+    line = capsys.readouterr().out.strip()
+    assert line.count("\n") == 0 and f"torch {torch.__version__.split('+')[0]}" in line and "seed 1" in line
+    assert device == helpers.get_device() and torch.get_num_threads() == 1
+
+
+@pytest.mark.parametrize(
+    "answer, expected, words",
+    [
+        (None, None, "Not answered yet"),
+        ([0.5, 0.6], None, "do not sum to 1 along the key axis"),
+        ([1.5, -0.5], None, "outside [0, 1]"),
+        ([0.5, 0.5], [0.4, 0.6], "is 0.5000 but should be about 0.4000"),
+        ([0.4, 0.6], [0.4, 0.6], "Correct"),
+        ("abc", None, "should be a list, array or tensor of numbers"),
+    ],
+)
+def test_check_weights_says_what_is_wrong(capsys, answer, expected, words):
+    ok = check_weights(answer, expected)
+    assert words in capsys.readouterr().out
+    assert ok == (words == "Correct")
+
+
+def test_check_close_reports_shape_mismatch(capsys):
+    assert not check_close([1, 2, 3], [1, 2])
+    assert "shape (3,); expected shape (2,)" in capsys.readouterr().out
+
+
+def test_update_readme_section_replaces_only_its_block(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("top\n<!-- BEGIN a -->\nold\n<!-- END a -->\nbottom\n")
+    devtools.update_readme_section("a", devtools.markdown_table(["x", "y"], [[1, 2]]), readme=readme)
+    assert readme.read_text() == "top\n<!-- BEGIN a -->\n| x | y |\n|---|---|\n| 1 | 2 |\n<!-- END a -->\nbottom\n"
+    with pytest.raises(ValueError, match="no section markers"):
+        devtools.update_readme_section("b", "x", readme=readme)
+
+
+def test_parameters_are_rewritten_in_the_tagged_cell():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("SEED = 0\nSTEPS = 10", metadata={"tags": ["parameters"]})]
+    devtools._apply_parameters(nb, {"SEED": 2})
+    assert nb.cells[0].source == "SEED = 2\nSTEPS = 10"
+    with pytest.raises(ValueError, match="not assigned"):
+        devtools._apply_parameters(nb, {"LR": 0.1})

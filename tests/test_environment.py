@@ -1,0 +1,69 @@
+"""requirements.txt and environment.yml pin the same exact versions, each pin is explained, and paths come from the package."""
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from helpers import DATA_DIR, ROOT
+
+PIN = re.compile(r"^([A-Za-z0-9_.\-\[\]]+)==([A-Za-z0-9_.+\-]+)$")
+
+
+def requirement_pins():
+    """{name: version} from requirements.txt, checking that every pin has a comment right above it."""
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    pins = {}
+    for i, line in enumerate(lines):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = PIN.match(line)
+        assert m, f"requirements.txt line {i + 1} is not an exact pin (name==version): {line!r}"
+        assert lines[i - 1].strip().startswith("#"), f"the pin {line!r} has no comment saying why it is there"
+        pins[m.group(1).lower()] = m.group(2)
+    return pins
+
+
+def environment_pins():
+    """{name: version} from the pip section of environment.yml, plus the python version."""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    deps = env["dependencies"]
+    pip_section = next(d["pip"] for d in deps if isinstance(d, dict) and "pip" in d)
+    pins = {}
+    for line in pip_section:
+        m = PIN.match(line.strip())
+        assert m, f"environment.yml pip entry is not an exact pin: {line!r}"
+        pins[m.group(1).lower()] = m.group(2)
+    python = [d for d in deps if isinstance(d, str) and d.startswith("python")]
+    return pins, python
+
+
+def test_requirements_and_environment_agree():
+    req = requirement_pins()
+    env, python = environment_pins()
+    assert req == env, f"only in requirements.txt: {set(req.items()) - set(env.items())}; only in environment.yml: {set(env.items()) - set(req.items())}"
+    assert python == ["python=3.11"]
+
+
+def test_torch_is_the_cpu_wheel_on_disk_and_the_user_packages_are_pinned():
+    req = requirement_pins()
+    assert req["torch"] == "2.13.0"
+    for name in ("jupyterlab", "torch", "matplotlib", "ipywidgets", "nbval"):
+        assert name in req, f"{name} is a required package of the course but is not pinned"
+
+
+def test_installed_versions_match_the_pins():
+    from importlib.metadata import version
+
+    for name, pinned in requirement_pins().items():
+        assert version(name).split("+")[0] == pinned, f"{name}: installed {version(name)}, pinned {pinned}"
+
+
+def test_paths_come_from_the_package_not_the_working_directory(tmp_path):
+    out = subprocess.run([sys.executable, "-c", "import helpers; print(helpers.ROOT); print(helpers.DATA_DIR)"],
+                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(ROOT), str(DATA_DIR)]
+    assert (ROOT / "helpers" / "__init__.py").is_file() and DATA_DIR == ROOT / "data"
+    assert os.path.isdir(DATA_DIR)
