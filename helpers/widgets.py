@@ -1,0 +1,422 @@
+"""The Q/K explorer (chapter 03) and the "decoder looks back" picture (chapter 02).
+
+Built the way `interact` is meant to be used: PLAIN functions compute and draw one state
+(`explorer_state`, `draw_explorer`), and the widget only wires sliders to them. So a notebook can
+render a static picture of any state, and a test can set a slider and compare with the function.
+
+The explorer updates kernel-side: each slider change recomputes the state, redraws the artists of
+one reused matplotlib figure and replaces the PNG bytes of an `ipywidgets.Image` and the text of an
+`ipywidgets.HTML` readout. Nothing is printed inside an Output widget, so strict nbval stays happy.
+"""
+from __future__ import annotations
+
+import io
+import math
+import re
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from helpers.attention import scaled_dot_product_attention
+
+__all__ = [
+    "SEED_QUERY", "SEED_KEYS", "SEED_VALUES",
+    "explorer_state", "draw_explorer", "figure_png", "weights_html", "parse_readout",
+    "QKExplorer", "draw_lookback",
+]
+
+# The worked example of the source chapter (section 23.8): three keys, one query, three values.
+SEED_QUERY = (1.0, 0.0)
+SEED_KEYS = ((1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+SEED_VALUES = ((0.9, 0.1), (0.5, 0.5), (0.1, 0.9))
+
+KEY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink")
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+EXPLORER_FIGSIZE = (8.0, 5.8)
+
+
+def _names(n: int, prefix: str = "K") -> list[str]:
+    """['K₁', 'K₂', ...]: subscripted names for n vectors."""
+    return [f"{prefix}{str(i + 1).translate(SUBSCRIPTS)}" for i in range(n)]
+
+
+def _as_matrix(x, name: str, ndim: int) -> np.ndarray:
+    a = np.asarray(x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+    if a.ndim != ndim:
+        want = "(d,)" if ndim == 1 else "(n_keys, d)"
+        raise ValueError(f"{name} has shape {a.shape}; expected shape {want}")
+    return a
+
+
+def explorer_state(q, keys, values, scale: bool = True, temperature: float = 1.0) -> dict:
+    """Scores, weights and context for ONE query.  q (d,), keys (n, d), values (n, d_v) -> dict of NumPy arrays.
+
+    scale=True divides the scores by sqrt(d); the temperature T divides them again, so softmax sees
+    scores * factor with factor = (1/sqrt(d) if scale else 1) / T. The computation itself is
+    `helpers.attention.scaled_dot_product_attention(Q, K, V, scale=factor)`.
+    Keys of the dict: query (d,), keys (n, d), values (n, d_v), scores (n,) raw Q·K, factor, logits (n,),
+    weights (n,), context (d_v,), scale, temperature.
+    """
+    q, K, V = _as_matrix(q, "q", 1), _as_matrix(keys, "keys", 2), _as_matrix(values, "values", 2)
+    if K.shape[1] != q.shape[0]:
+        raise ValueError(f"q has shape {q.shape} and keys {K.shape}; expected keys of shape (n_keys, {q.shape[0]})")
+    if V.shape[0] != K.shape[0]:
+        raise ValueError(f"keys have shape {K.shape} and values {V.shape}; expected values of shape ({K.shape[0]}, d_v)")
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0; got {temperature}")
+    factor = (1.0 / math.sqrt(q.shape[0]) if scale else 1.0) / float(temperature)
+    Qt, Kt, Vt = (torch.as_tensor(a, dtype=torch.float64) for a in (q[None, :], K, V))
+    context, weights = scaled_dot_product_attention(Qt, Kt, Vt, scale=factor)  # (1, d_v), (1, n)
+    scores = (Kt @ Qt[0]).numpy()  # (n,) raw dot products
+    return {
+        "query": q, "keys": K, "values": V, "scores": scores, "factor": factor, "logits": scores * factor,
+        "weights": weights[0].numpy(), "context": context[0].numpy(), "scale": bool(scale),
+        "temperature": float(temperature),
+    }
+
+
+# ----------------------------------------------------------------------------------------------- drawing
+class _ExplorerView:
+    """The artists of one explorer figure, created once and updated in place by `draw_explorer`."""
+
+    def __init__(self, fig: Figure, n: int, values: np.ndarray, limit: float, names: Sequence[str],
+                 blit: bool = False):
+        self.n, self.limit, self.names, self.blit, self.background = n, limit, list(names), blit, None
+        colours = [KEY_COLOURS[i % len(KEY_COLOURS)] for i in range(n)]
+        ax_vec, ax_score, ax_w, ax_ctx = fig.subplots(2, 2).ravel()
+        self.axes = (ax_vec, ax_score, ax_w, ax_ctx)
+
+        # 1. vectors: Q and the keys as arrows from the origin
+        pad = limit * 1.25
+        ax_vec.set(xlim=(-pad, pad), ylim=(-pad, pad), aspect="equal", xlabel="x", ylabel="y",
+                   title="Q and the keys")
+        ax_vec.axhline(0, color="0.85", lw=0.8, zorder=0)
+        ax_vec.axvline(0, color="0.85", lw=0.8, zorder=0)
+        self.key_arrows, self.key_labels = [], []
+        for i in range(n):
+            arrow = ax_vec.annotate("", xy=(1, 0), xytext=(0, 0),
+                                    arrowprops=dict(arrowstyle="-|>", color=colours[i], lw=2, mutation_scale=14))
+            self.key_arrows.append(arrow)
+            self.key_labels.append(ax_vec.text(0, 0, self.names[i], color=colours[i], fontsize=10,
+                                               ha="center", va="center", fontweight="bold"))
+        self.q_arrow = ax_vec.annotate("", xy=(1, 0), xytext=(0, 0),
+                                       arrowprops=dict(arrowstyle="-|>", color="black", lw=3, mutation_scale=18))
+        self.q_label = ax_vec.text(0, 0, "Q", fontsize=11, fontweight="bold", ha="center", va="center")
+
+        # 2. raw scores Q·K on a fixed axis (the largest possible |Q·K| for the slider range)
+        top = 2 * limit * limit * 1.1
+        ax_score.set(ylim=(-top, top), title="raw scores Q·K", ylabel="score")
+        ax_score.axhline(0, color="0.5", lw=0.8)
+        self.score_bars = ax_score.bar(range(n), np.zeros(n), color=colours)
+        self.score_texts = [ax_score.text(i, 0, "", ha="center", fontsize=9) for i in range(n)]
+        ax_score.set_xticks(range(n), self.names)
+
+        # 3. softmax weights on a FIXED 0-1 axis
+        ax_w.set(ylim=(0, 1.12), ylabel="weight (0-1)", title="softmax weights")
+        self.weight_bars = ax_w.bar(range(n), np.zeros(n), color=colours)
+        self.weight_texts = [ax_w.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(n)]
+        ax_w.set_xticks(range(n), self.names)
+        self.softmax_text = ax_w.text(0.5, 0.97, "", transform=ax_w.transAxes, ha="center", va="top", fontsize=9)
+
+        # 4. context = weighted mix of the values: lines from c to each V, thickness = weight
+        lo, hi = values.min(0), values.max(0)
+        span = np.maximum(hi - lo, 0.2)
+        ax_ctx.set(xlim=(lo[0] - 0.25 * span[0], hi[0] + 0.25 * span[0]),
+                   ylim=(lo[1] - 0.25 * span[1], hi[1] + 0.25 * span[1]),
+                   xlabel="value dimension 1", ylabel="value dimension 2", title="context = Σ weight·V")
+        self.mix_lines = LineCollection(np.zeros((n, 2, 2)), colors=colours, alpha=0.6, zorder=1)
+        ax_ctx.add_collection(self.mix_lines)
+        self.v_points = ax_ctx.scatter(values[:, 0], values[:, 1], s=90, c=colours, marker="s", zorder=2)
+        for i, name in enumerate(_names(n, "V")):
+            ax_ctx.annotate(name, values[i], xytext=(7, 5), textcoords="offset points", color=colours[i],
+                            fontweight="bold")
+        (self.ctx_point,) = ax_ctx.plot([0], [0], marker="*", ms=16, color="black", zorder=3, ls="none")
+        self.ctx_text = ax_ctx.text(0.02, 0.02, "", transform=ax_ctx.transAxes, fontsize=9)
+        fig.tight_layout()
+        # the artists that move, in drawing order; with blit=True only these are redrawn on each change
+        self.dynamic = [*self.key_arrows, *self.key_labels, self.q_arrow, self.q_label, *self.score_bars,
+                        *self.score_texts, *self.weight_bars, *self.weight_texts,
+                        self.softmax_text, self.mix_lines, self.v_points, self.ctx_point, self.ctx_text]
+        for artist in self.dynamic:
+            artist.set_animated(blit)
+
+    def update(self, state: dict, selected: int | None) -> None:
+        """Move every artist to show `state`; the selected key is drawn thicker."""
+        K, q, w = state["keys"], state["query"], state["weights"]
+        for i in range(self.n):
+            self.key_arrows[i].xy = tuple(K[i])
+            self.key_arrows[i].arrow_patch.set_linewidth(4 if i == selected else 2)
+            self.key_labels[i].set_position(_label_spot(K[i], self.limit, side=1))
+            self.key_labels[i].set_fontsize(12 if i == selected else 10)
+        self.q_arrow.xy = tuple(q)
+        self.q_label.set_position(_label_spot(q, self.limit, side=-1))
+        for i, (bar, text) in enumerate(zip(self.score_bars, self.score_texts)):
+            s = state["scores"][i]
+            bar.set_height(s)
+            text.set_text(f"{s:.2f}")
+            text.set_position((i, s))
+            text.set_va("bottom" if s >= 0 else "top")
+        for i, (bar, text) in enumerate(zip(self.weight_bars, self.weight_texts)):
+            bar.set_height(w[i])
+            text.set_text(f"{w[i]:.4f}")
+            text.set_position((i, w[i] + 0.01))
+        how = f"÷√{len(q)}" if state["scale"] else "no √d_k"
+        self.softmax_text.set_text(f"softmax(score × {state['factor']:.3f}): {how}, T = {state['temperature']:.2f}")
+        c = state["context"]
+        self.mix_lines.set_segments([[c, v] for v in state["values"]])
+        self.mix_lines.set_linewidths(0.5 + 9 * w)
+        self.ctx_point.set_data([c[0]], [c[1]])
+        self.ctx_text.set_text("c = [" + ", ".join(f"{x:.4f}" for x in c) + "]")
+
+
+def _label_spot(v: np.ndarray, limit: float, side: int = 1) -> tuple[float, float]:
+    """Where to write a vector's name: beyond its tip, nudged to one side (keys left, Q right) so names rarely collide."""
+    norm = float(np.hypot(*v))
+    if norm < 1e-9:
+        return (0.12 * limit, -0.12 * limit * side)
+    u = v / norm
+    normal = np.array([-u[1], u[0]]) * side
+    return tuple(v + 0.1 * limit * u + 0.09 * limit * normal)
+
+
+def draw_explorer(state: dict, fig: Figure | None = None, selected: int | None = None,
+                  limit: float = 2.0, names: Sequence[str] | None = None, blit: bool = False) -> Figure:
+    """Draw one explorer state (2-D Q and keys, raw scores, weights on a fixed 0-1 axis, context mix).
+
+    fig=None makes a new pyplot figure (for a static picture: `draw_explorer(state); plt.show()`).
+    Passing a figure that this function drew before only moves its artists, which is fast.
+    blit=True (the widget's fast path) marks the moving artists as animated: `figure_png` then redraws only
+    them over a cached background; a plain `savefig`/`plt.show` of such a figure would leave them out.
+    Returns the figure.
+    """
+    n, d = state["keys"].shape
+    if d != 2 or state["values"].shape[1] != 2:
+        raise ValueError(f"the explorer draws 2-D vectors; got keys {state['keys'].shape} and values "
+                         f"{state['values'].shape}, expected (n_keys, 2) and (n_keys, 2)")
+    if fig is None:
+        fig = plt.figure(figsize=EXPLORER_FIGSIZE)
+    view = getattr(fig, "_qk_view", None)
+    if view is None or view.n != n or view.blit != blit:
+        fig.clear()
+        view = fig._qk_view = _ExplorerView(fig, n, state["values"], limit, names or _names(n), blit)
+    view.update(state, selected)
+    return fig
+
+
+def figure_png(fig: Figure, compress_level: int = 1) -> bytes:
+    """Render a figure to PNG bytes quickly (Agg draw + light compression; no bbox=tight second pass).
+
+    For an explorer figure drawn with blit=True, only the moving artists are redrawn over the cached background.
+    """
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    view = getattr(fig, "_qk_view", None)
+    if view is not None and view.blit:
+        if view.background is None:
+            canvas.draw()  # everything that does not move
+            view.background = canvas.copy_from_bbox(fig.bbox)
+        else:
+            canvas.restore_region(view.background)
+        for artist in view.dynamic:
+            fig.draw_artist(artist)
+    else:
+        canvas.draw()
+    buf = io.BytesIO()
+    PILImage.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=compress_level)
+    return buf.getvalue()
+
+
+def weights_html(state: dict, names: Sequence[str] | None = None) -> str:
+    """The current weights and context as HTML text (4 decimals) that a person, a screen reader or a test can read."""
+    w, c = state["weights"], state["context"]
+    names = names or _names(len(w))
+    data = " ".join(f"{x:.4f}" for x in w)
+    parts = " &nbsp; ".join(f"{name} <b>{x:.4f}</b>" for name, x in zip(names, w))
+    ctx = ", ".join(f"{x:.4f}" for x in c)
+    return (f'<div class="qk-readout" role="status" aria-live="polite" data-weights="{data}">'
+            f"weights: {parts}<br>context: [{ctx}]</div>")
+
+
+_DATA_WEIGHTS = re.compile(r'data-weights="([^"]*)"')
+
+
+def parse_readout(html: str) -> list[float]:
+    """The weights written in a readout made by `weights_html` (what the learner sees), as floats."""
+    m = _DATA_WEIGHTS.search(html)
+    if m is None:
+        raise ValueError("this text is not an explorer readout (no data-weights attribute)")
+    return [float(x) for x in m.group(1).split()]
+
+
+# ----------------------------------------------------------------------------------------------- widget
+class QKExplorer:
+    """Sliders for Q and one chosen key, a scale switch and a temperature, wired to `explorer_state` + `draw_explorer`.
+
+    Display it by leaving it as the last expression of a cell. Attributes a test or a self-check can set:
+    q_x, q_y, key_picker, k_x, k_y, scale_switch, temperature (widgets); read `state`, `readout.value`,
+    `image.value` (PNG bytes).
+    """
+
+    def __init__(self, query=SEED_QUERY, keys=SEED_KEYS, values=SEED_VALUES, scale: bool = True,
+                 temperature: float = 1.0, limit: float = 2.0, step: float = 0.1):
+        import ipywidgets as W
+
+        self._initial = (np.array(query, float), np.array(keys, float), bool(scale), float(temperature))
+        self.keys = np.array(keys, dtype=np.float64)
+        self.values = np.array(values, dtype=np.float64)
+        self.names = _names(len(self.keys))
+        self.limit = limit
+        explorer_state(query, self.keys, self.values, scale, temperature)  # validate shapes early
+
+        def slider(description, value, css, lo=-limit, hi=limit, st=step, fmt=".1f"):
+            s = W.FloatSlider(value=value, min=lo, max=hi, step=st, description=description,
+                              readout_format=fmt, continuous_update=True, layout=W.Layout(width="310px"),
+                              style={"description_width": "90px"})
+            s.add_class(css)
+            return s
+
+        self.q_x = slider("Q x", float(query[0]), "qk-q-x")
+        self.q_y = slider("Q y", float(query[1]), "qk-q-y")
+        self.key_picker = W.ToggleButtons(options=[(n, i) for i, n in enumerate(self.names)], value=0,
+                                          description="move key", style={"button_width": "52px",
+                                                                         "description_width": "90px"})
+        self.key_picker.add_class("qk-key-picker")
+        self.k_x = slider(f"{self.names[0]} x", self.keys[0, 0], "qk-k-x")
+        self.k_y = slider(f"{self.names[0]} y", self.keys[0, 1], "qk-k-y")
+        self.scale_switch = W.Checkbox(value=bool(scale), description="divide scores by √d_k", indent=False)
+        self.scale_switch.add_class("qk-scale")
+        self.temperature = slider("temperature", float(temperature), "qk-temperature", 0.1, 3.0, 0.05, ".2f")
+        self.readout = W.HTML()
+        self.readout.add_class("qk-weights")
+        self.image = W.Image(format="png", layout=W.Layout(width=f"{int(EXPLORER_FIGSIZE[0] * 90)}px"))
+        self.image.add_class("qk-figure")
+        controls = W.VBox([W.HTML("<b>Query</b>"), self.q_x, self.q_y, W.HTML("<b>Keys</b>"), self.key_picker,
+                           self.k_x, self.k_y, W.HTML("<b>Softmax</b>"), self.scale_switch, self.temperature,
+                           self.readout], layout=W.Layout(width="330px"))
+        self.widget = W.HBox([controls, self.image])
+        self.widget.add_class("qk-explorer")
+
+        self.fig = Figure(figsize=EXPLORER_FIGSIZE, dpi=90)
+        FigureCanvasAgg(self.fig)
+        self._syncing = False
+        for w in (self.q_x, self.q_y, self.scale_switch, self.temperature):
+            w.observe(self._on_change, names="value")
+        self.k_x.observe(self._on_key_change, names="value")
+        self.k_y.observe(self._on_key_change, names="value")
+        self.key_picker.observe(self._on_pick, names="value")
+        self.refresh()
+
+    @property
+    def query(self) -> np.ndarray:
+        """The query the sliders show.  # (2,)"""
+        return np.array([self.q_x.value, self.q_y.value], dtype=np.float64)
+
+    @property
+    def state(self) -> dict:
+        """`explorer_state` for the current slider values."""
+        return explorer_state(self.query, self.keys, self.values, self.scale_switch.value, self.temperature.value)
+
+    def refresh(self) -> None:
+        """Recompute the state, redraw the figure in place and replace the image bytes and the readout text."""
+        state = self.state
+        draw_explorer(state, self.fig, selected=self.key_picker.value, limit=self.limit, names=self.names, blit=True)
+        self.image.value = figure_png(self.fig)
+        self.readout.value = weights_html(state, self.names)
+
+    def displayed_weights(self) -> list[float]:
+        """The weights as the readout text shows them (4 decimals)."""
+        return parse_readout(self.readout.value)
+
+    def reset(self) -> None:
+        """Put every slider back where it started."""
+        q, keys, scale, temperature = self._initial
+        self._syncing = True
+        try:
+            self.keys = keys.copy()
+            self.q_x.value, self.q_y.value = float(q[0]), float(q[1])
+            self.scale_switch.value, self.temperature.value = scale, temperature
+            self.key_picker.value = 0
+            self.k_x.value, self.k_y.value = float(keys[0, 0]), float(keys[0, 1])
+        finally:
+            self._syncing = False
+        self.refresh()
+
+    def close(self) -> None:
+        """Close the explorer's own widgets (frees their kernel-side models); other widgets are left alone."""
+        def close_tree(w):
+            for child in getattr(w, "children", ()):
+                close_tree(child)
+            w.close()
+        close_tree(self.widget)
+
+    def _on_change(self, change) -> None:
+        if not self._syncing:
+            self.refresh()
+
+    def _on_key_change(self, change) -> None:
+        if self._syncing:
+            return
+        i = self.key_picker.value
+        self.keys[i] = (self.k_x.value, self.k_y.value)
+        self.refresh()
+
+    def _on_pick(self, change) -> None:
+        i = change["new"]
+        self._syncing = True
+        try:
+            self.k_x.description, self.k_y.description = f"{self.names[i]} x", f"{self.names[i]} y"
+            self.k_x.value, self.k_y.value = float(self.keys[i, 0]), float(self.keys[i, 1])
+        finally:
+            self._syncing = False
+        self.refresh()
+
+    def __repr__(self) -> str:
+        q = ", ".join(f"{x:.2f}" for x in self.query)
+        w = ", ".join(f"{x:.4f}" for x in self.state["weights"])
+        return (f"QKExplorer(Q=[{q}], scale={'on' if self.scale_switch.value else 'off'}, "
+                f"T={self.temperature.value:.2f}, weights=[{w}])")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+# ----------------------------------------------------------------------------------------------- chapter 02
+def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
+                  title: str = "The decoder looks back at every input word"):
+    """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight.
+
+    weights: (n_targets, n_sources), each row summing to 1. Returns the Axes.
+    """
+    w = weights.detach().cpu().double().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, float)
+    if w.shape != (len(targets), len(sources)):
+        raise ValueError(f"weights have shape {w.shape}; expected (n_targets, n_sources) = "
+                         f"({len(targets)}, {len(sources)})")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.5, 1.1 * max(len(sources), len(targets))), 3.0))
+    xs = np.linspace(0, 1, len(sources)) if len(sources) > 1 else np.array([0.5])
+    xt = np.linspace(0, 1, len(targets)) if len(targets) > 1 else np.array([0.5])
+    for t in range(len(targets)):
+        colour = KEY_COLOURS[t % len(KEY_COLOURS)]
+        for s in range(len(sources)):
+            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=0.3 + 9 * w[t, s], alpha=0.15 + 0.85 * w[t, s],
+                    solid_capstyle="round")
+    for x, tok in zip(xs, sources):
+        ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
+    for t, (x, tok) in enumerate(zip(xt, targets)):
+        ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
+                color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
+    ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
+    ax.set_yticks([0, 1], ["encoder\n(input words)", "decoder\n(output steps)"])
+    ax.set_xticks([])
+    ax.set_xlabel("line width = attention weight")
+    for side in ("left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(left=False)
+    return ax
