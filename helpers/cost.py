@@ -1,0 +1,218 @@
+"""What attention costs: timing, peak memory, the fitted exponent, and the arithmetic of n x n matrices.
+
+Two honest ways to see peak memory on a CPU (``tracemalloc`` does not see torch's allocations):
+
+* ``peak_tracked_bytes``: torch's profiler records every allocation and free made through torch's CPU
+  allocator, including the scratch buffers inside fused kernels; the peak of the running total is the
+  answer. It depends only on tensor sizes, so it is deterministic.
+* ``peak_rss_bytes``: the operating system's high-water mark of the process's resident memory (Linux:
+  reset through /proc/self/clear_refs, read as VmHWM). Noisier, but it sees everything; use it to cross-check.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+import math
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+import torch
+
+__all__ = [
+    "random_qkv",
+    "time_call",
+    "peak_tracked_bytes",
+    "peak_rss_bytes",
+    "saved_for_backward",
+    "called_ops",
+    "fit_exponent",
+    "score_matrix_bytes",
+    "smallest_batch_over",
+    "format_bytes",
+    "measure_attention",
+    "GiB",
+    "MiB",
+]
+
+MiB = 2**20
+GiB = 2**30
+
+
+def random_qkv(n: int, d: int = 64, batch: int = 1, heads: int = 1, seed: int = 0,
+               dtype: torch.dtype = torch.float32, requires_grad: bool = False):
+    """Seeded random Q, K, V of unit variance.  -> three tensors (batch, heads, n, d)"""
+    if n < 1 or d < 1 or batch < 1 or heads < 1:
+        raise ValueError(f"random_qkv needs positive sizes; got n={n}, d={d}, batch={batch}, heads={heads}")
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(batch, heads, n, d, generator=gen, dtype=dtype).requires_grad_(requires_grad)
+                 for _ in range(3))
+
+
+def time_call(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> dict[str, float]:
+    """Median seconds of `repeats` calls of fn(): {'wall': perf_counter seconds, 'cpu': process CPU seconds}.
+
+    CPU seconds count only this process's work, so they stay meaningful when other jobs share the cores.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    for _ in range(warmup):
+        fn()
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - w0)
+    return {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence the OS-level stderr (the profiler's C++ start/stop lines) for the duration of the block."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def peak_tracked_bytes(fn: Callable[[], object]) -> int:
+    """Peak bytes held through torch's CPU allocator while fn() runs, above what was held before it started.
+
+    Measured with torch.profiler's memory events (every allocation and free, kernels' scratch buffers included).
+    """
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    gc.collect()
+    with _quiet_stderr():
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            result = fn()
+            del result
+    events = sorted(
+        (e.start_ns(), e.nbytes())
+        for e in prof.profiler.kineto_results.events()
+        if e.name() == "[memory]" and e.device_type() == DeviceType.CPU
+    )
+    running = peak = 0
+    for _, nbytes in events:
+        running += nbytes
+        peak = max(peak, running)
+    return int(peak)
+
+
+def _status_bytes(field: str) -> int:
+    text = Path("/proc/self/status").read_text()
+    return int(re.search(rf"^{field}:\s+(\d+) kB", text, re.M).group(1)) * 1024
+
+
+def peak_rss_bytes(fn: Callable[[], object]) -> int | None:
+    """Rise of the process's resident-memory high-water mark while fn() runs (Linux only; None elsewhere)."""
+    try:
+        gc.collect()
+        Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current resident size
+        before = _status_bytes("VmRSS")
+    except (OSError, AttributeError):
+        return None
+    result = fn()
+    peak = _status_bytes("VmHWM")
+    del result
+    return max(0, peak - before)
+
+
+def saved_for_backward(fn: Callable[[], object]) -> list[tuple[tuple[int, ...], int]]:
+    """The tensors autograd keeps for the backward pass while fn() runs, one per storage: [(shape, bytes), ...]."""
+    seen: dict[int, tuple[tuple[int, ...], int]] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        seen.setdefault(storage.data_ptr(), (tuple(t.shape), storage.nbytes()))
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        result = fn()
+        del result
+    return list(seen.values())
+
+
+def called_ops(fn: Callable[[], object], contains: str = "") -> list[str]:
+    """Names of the torch operators that fn() runs (e.g. 'aten::bmm'), sorted, only those containing `contains`."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with _quiet_stderr():
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            result = fn()
+            del result
+    return sorted({e.name() for e in prof.profiler.kineto_results.events()
+                   if e.name().startswith("aten::") and contains in e.name()})
+
+
+def fit_exponent(ns: Iterable[float], values: Iterable[float]) -> float:
+    """The slope p of log(value) = p log(n) + c, fitted by least squares: value ~ n^p."""
+    ns, values = np.asarray(list(ns), dtype=float), np.asarray(list(values), dtype=float)
+    if ns.shape != values.shape or ns.size < 2:
+        raise ValueError(f"fit_exponent needs two equally long sequences of at least 2 numbers; got {ns.size} and {values.size}")
+    if np.any(ns <= 0) or np.any(values <= 0):
+        raise ValueError("fit_exponent needs positive sizes and values (it fits on log-log axes)")
+    return float(np.polyfit(np.log(ns), np.log(values), 1)[0])
+
+
+def score_matrix_bytes(n: int, batch: int = 1, heads: int = 1, layers: int = 1, bytes_per_entry: float = 4) -> int:
+    """Bytes of the n x n attention matrices: batch x heads x layers matrices of n*n entries."""
+    if min(n, batch, heads, layers) < 1 or bytes_per_entry <= 0:
+        raise ValueError(f"sizes must be positive; got n={n}, batch={batch}, heads={heads}, layers={layers}, "
+                         f"bytes_per_entry={bytes_per_entry}")
+    return int(round(n * n * batch * heads * layers * bytes_per_entry))
+
+
+def smallest_batch_over(limit_bytes: float, n: int, heads: int = 1, layers: int = 1, bytes_per_entry: float = 4) -> int:
+    """The smallest batch size whose n x n matrices need more than limit_bytes."""
+    per_sequence = score_matrix_bytes(n, 1, heads, layers, bytes_per_entry)
+    return math.floor(limit_bytes / per_sequence) + 1
+
+
+def format_bytes(n_bytes: float) -> str:
+    """Human-readable binary units: 1536 -> '1.5 KiB', 36e6 -> '34.3 MiB'."""
+    value = float(n_bytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,
+                      repeats: int = 5, rss: bool = False) -> dict[str, dict[str, list]]:
+    """Time (median wall and CPU seconds) and peak tracked memory of attention functions f(Q, K, V) at each n.
+
+    Q, K, V: (batch, heads, n, d) float32. Returns {name: {'n': [...], 'wall': [...], 'cpu': [...],
+    'peak': [...] (bytes), 'rss': [...] (bytes, when rss=True)}}.
+    """
+    results = {name: {"n": [], "wall": [], "cpu": [], "peak": [], "rss": []} for name in functions}
+    for n in ns:
+        Q, K, V = random_qkv(n, d, batch, heads)
+        for name, f in functions.items():
+            timing = time_call(lambda: f(Q, K, V), repeats=repeats)
+            row = results[name]
+            row["n"].append(n)
+            row["wall"].append(timing["wall"])
+            row["cpu"].append(timing["cpu"])
+            row["peak"].append(peak_tracked_bytes(lambda: f(Q, K, V)))
+            if rss:
+                row["rss"].append(peak_rss_bytes(lambda: f(Q, K, V)))
+    return results

@@ -1,0 +1,156 @@
+"""Measurement helpers: exponent fit, memory arithmetic, tracked and RSS peak memory, saved tensors, timing plumbing."""
+import math
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers import cost
+from helpers.attention import scaled_dot_product_attention
+
+
+def test_fit_exponent_recovers_exact_powers_and_a_constant_factor():
+    ns = [128, 256, 512, 1024]
+    assert cost.fit_exponent(ns, [3.0 * n**2 for n in ns]) == pytest.approx(2.0, abs=1e-9)
+    assert cost.fit_exponent(ns, [n**1 + 0 for n in ns]) == pytest.approx(1.0, abs=1e-9)
+    assert cost.fit_exponent(ns, [7.0 for _ in ns]) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_fit_exponent_rejects_bad_input():
+    with pytest.raises(ValueError, match="positive"):
+        cost.fit_exponent([1, 2], [0.0, 1.0])
+    with pytest.raises(ValueError, match="at least 2"):
+        cost.fit_exponent([1], [1.0])
+    with pytest.raises(ValueError, match="equally long"):
+        cost.fit_exponent([1, 2, 3], [1.0, 2.0])
+
+
+def test_score_matrix_bytes_is_n_squared_times_every_factor():
+    assert cost.score_matrix_bytes(3000) == 3000 * 3000 * 4 == 36_000_000
+    assert cost.score_matrix_bytes(100, batch=2, heads=3, layers=4, bytes_per_entry=12) == 100 * 100 * 2 * 3 * 4 * 12
+    assert cost.score_matrix_bytes(2 * 700) == 4 * cost.score_matrix_bytes(700)
+    with pytest.raises(ValueError, match="positive"):
+        cost.score_matrix_bytes(0)
+
+
+@pytest.mark.parametrize("heads, layers, per_entry", [(1, 1, 4), (12, 12, 12), (16, 24, 4), (8, 6, 8)])
+def test_smallest_batch_over_is_the_first_batch_above_the_limit(heads, layers, per_entry):
+    limit = 24 * cost.GiB
+    b = cost.smallest_batch_over(limit, 3000, heads, layers, per_entry)
+    assert cost.score_matrix_bytes(3000, b, heads, layers, per_entry) > limit
+    assert b == 1 or cost.score_matrix_bytes(3000, b - 1, heads, layers, per_entry) <= limit
+
+
+def test_format_bytes_uses_binary_units():
+    assert cost.format_bytes(512) == "512 B"
+    assert cost.format_bytes(1536) == "1.5 KiB"
+    assert cost.format_bytes(36_000_000) == "34.3 MiB"
+    assert cost.format_bytes(24 * cost.GiB) == "24.0 GiB"
+
+
+def test_random_qkv_shapes_seeding_and_grad():
+    Q, K, V = cost.random_qkv(5, d=3, batch=2, heads=4, seed=1, requires_grad=True)
+    assert Q.shape == K.shape == V.shape == (2, 4, 5, 3) and Q.requires_grad
+    again = cost.random_qkv(5, d=3, batch=2, heads=4, seed=1)
+    assert all(torch.equal(a, b) for a, b in zip((Q, K, V), again))
+    assert not torch.equal(Q, K)
+    with pytest.raises(ValueError, match="n=0"):
+        cost.random_qkv(0)
+
+
+def test_peak_tracked_bytes_sees_live_tensors_and_frees():
+    n = 1_000_000
+
+    def one_at_a_time():
+        for _ in range(3):
+            x = torch.ones(n)
+            del x
+
+    def three_alive():
+        xs = [torch.ones(n) for _ in range(3)]
+        return xs
+
+    one, three = cost.peak_tracked_bytes(one_at_a_time), cost.peak_tracked_bytes(three_alive)
+    assert 4 * n <= one < 4 * n + 65536
+    assert 12 * n <= three < 12 * n + 65536
+
+
+def test_peak_tracked_bytes_sees_the_n_by_n_matrices_of_attention_but_not_of_the_fused_kernel():
+    n = 512
+    Q, K, V = cost.random_qkv(n)
+    ours = cost.peak_tracked_bytes(lambda: scaled_dot_product_attention(Q, K, V))
+    fused = cost.peak_tracked_bytes(lambda: F.scaled_dot_product_attention(Q, K, V))
+    assert ours >= 2 * n * n * 4  # at least scores and weights
+    assert fused < n * n * 4  # the fused kernel never holds one n x n matrix
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_peak_rss_bytes_sees_a_large_touched_allocation():
+    rise = cost.peak_rss_bytes(lambda: torch.ones(16 * 2**20))  # 64 MiB, touched
+    assert rise is not None and rise >= 60 * cost.MiB
+
+
+def test_saved_for_backward_lists_what_autograd_keeps():
+    x = torch.randn(10, 3, requires_grad=True)
+    w = torch.randn(3, 4, requires_grad=True)
+    saved = cost.saved_for_backward(lambda: (x @ w).exp())
+    shapes = sorted(shape for shape, _ in saved)
+    assert shapes == [(3, 4), (10, 3), (10, 4)]  # x and w for the matmul, exp's output
+    assert sum(b for _, b in saved) == (30 + 12 + 40) * 4
+    assert cost.saved_for_backward(lambda: x.detach() * 2) == []
+    assert cost.saved_for_backward(lambda: x * x.view(10, 3)) == [((10, 3), 120)]  # one storage, two views: counted once
+
+
+def test_called_ops_names_the_operators_and_the_fused_kernel():
+    x = torch.ones(3)
+    assert cost.called_ops(lambda: x.exp(), "exp") == ["aten::exp"]
+    assert "aten::mul" not in cost.called_ops(lambda: x.exp())
+    Q, K, V = cost.random_qkv(64)
+    ours = cost.called_ops(lambda: scaled_dot_product_attention(Q, K, V))
+    assert "aten::softmax" not in ours and "aten::exp" in ours  # ours writes softmax out by hand
+    fused = cost.called_ops(lambda: F.scaled_dot_product_attention(Q, K, V), "attention")
+    assert "aten::scaled_dot_product_attention" in fused and len(fused) == 2  # the entry point and one kernel
+
+
+def test_time_call_calls_warmup_plus_repeats_and_returns_medians():
+    calls = []
+    result = cost.time_call(lambda: calls.append(1), repeats=4, warmup=2)
+    assert len(calls) == 6
+    assert set(result) == {"wall", "cpu"} and all(v >= 0 for v in result.values())
+    with pytest.raises(ValueError, match="repeats"):
+        cost.time_call(lambda: None, repeats=0)
+
+
+def test_measure_attention_returns_one_row_per_size_and_function():
+    fns = {"ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "fused": F.scaled_dot_product_attention}
+    res = cost.measure_attention(fns, [8, 16], d=4, repeats=1)
+    for name in fns:
+        assert res[name]["n"] == [8, 16]
+        assert len(res[name]["wall"]) == len(res[name]["cpu"]) == len(res[name]["peak"]) == 2
+        assert res[name]["rss"] == []
+    assert res["ours"]["peak"][1] >= 2 * 16 * 16 * 4
+    assert math.isfinite(res["fused"]["cpu"][0])
+
+
+# --- the chapter 07 exercise checker (helpers/exercises.py) -------------------------------------------------
+
+
+def test_check_self_attention_accepts_the_right_function_and_names_each_mistake(capsys):
+    from helpers.exercises import check_self_attention
+
+    def right(X):
+        w = torch.softmax(X @ X.T / math.sqrt(X.shape[-1]), dim=-1)
+        return w @ X, w
+
+    assert check_self_attention(None) is False and "Not answered yet" in capsys.readouterr().out
+    assert check_self_attention(right) is True
+    cases = [(lambda X: (torch.softmax(X @ X.T, -1) @ X, torch.softmax(X @ X.T, -1)), "not scaled"),
+             (lambda X: (X, right(X)[1]), "context is not"),
+             (lambda X: right(X)[1], "should return (context, weights)"),
+             (lambda X: (X, torch.softmax(X @ X.T / 2, 0)), "do not sum to 1"),
+             (lambda X: (X, torch.softmax(X[:, :2] @ X[:, :2].T, -1)), "differ from softmax")]
+    capsys.readouterr()
+    for wrong, words in cases:
+        assert check_self_attention(wrong) is False
+        assert words in capsys.readouterr().out
