@@ -30,6 +30,20 @@ def _normalise_widget_ids(nb) -> None:
     nb.metadata.pop("widgets", None)
 
 
+def _coalesce_streams(nb) -> None:
+    """Merge consecutive stdout (or stderr) outputs of a cell: how a kernel chunks its prints depends on timing."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                    and merged[-1].get("name") == out.get("name")):
+                merged[-1]["text"] += out["text"]
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def execute_notebook(path: Path | str, inplace: bool = True, timeout: int = 900,
                      parameters: dict | None = None, kernel_name: str = "python3") -> tuple[float, object]:
     """Run a notebook top to bottom in a fresh kernel (cwd = notebooks/); return (seconds, executed notebook).
@@ -49,6 +63,7 @@ def execute_notebook(path: Path | str, inplace: bool = True, timeout: int = 900,
     client.execute()
     seconds = time.perf_counter() - start
     _normalise_widget_ids(nb)
+    _coalesce_streams(nb)
     if inplace:
         nbformat.write(nb, path)
     return seconds, nb
