@@ -10,7 +10,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
 
-.PHONY: help install lab test test-fast execute bench clean
+.PHONY: help install lab test test-fast execute bench assignments grade clean
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
@@ -18,6 +18,8 @@ help:
 	@echo "make test-fast  only the helper tests (no notebooks)"
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
+	@echo "make assignments  build student and autograder versions into assignments/dist/"
+	@echo "make grade A=attention_by_hand S='subs/*.ipynb'  grade submissions without Docker"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,7 +36,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -rs $(XDIST) $(NBVAL) tests notebooks
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -rs -m "not browser" tests
+	$(BIN)/python -m pytest -rs -m "not browser and not slow" tests
 
 execute: $(STAMP)
 	$(BIN)/python -m helpers.devtools execute $(NB)
@@ -42,6 +44,12 @@ execute: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_notebooks.py --write-readme
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+
+assignments: $(STAMP)
+	$(BIN)/python assignments/build.py
+
+grade: $(STAMP)
+	$(BIN)/python assignments/grade.py $(A) $(S)
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts
