@@ -315,3 +315,55 @@ def check_alignment(answer, source, name: str = "my_alignment") -> bool:
 
 
 __all__ += ["check_translation", "check_alignment"]
+
+
+# --- chapter 05: scoring functions and dropout ------------------------------------------------------------------
+
+
+def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer", "most_params_count")) -> bool:
+    """Which scorer has the most parameters when d_q = d_k = h = d, and how many? Checked against the built modules."""
+    from helpers.attention import SCORERS, AdditiveAttention, MultiplicativeAttention
+
+    if not_answered(scorer, names[0]):
+        return False
+    if scorer not in SCORERS:
+        return feedback(False, f"`{names[0]}` is {scorer!r}; expected one of {sorted(SCORERS)}.")
+    counts = {"additive": sum(p.numel() for p in AdditiveAttention(d, d, d).parameters()),
+              "multiplicative": sum(p.numel() for p in MultiplicativeAttention(d, d).parameters()),
+              "dot": 0, "scaled_dot": 0}
+    best = max(counts, key=counts.get)
+    if scorer != best:
+        why = ("it has no parameters at all: it only multiplies the vectors it is given" if counts[scorer] == 0 else
+               f"its W has d_q·d_k = {counts[scorer]} numbers, fewer than the additive score's W and v")
+        return feedback(False, f"not {scorer!r}: {why}.")
+    if not_answered(count, names[1]):
+        return False
+    right = counts[best]
+    if count == right:
+        return feedback(True, f"'{best}' has h·(d_q + d_k) + h = {right} parameters at d = {d}.")
+    hints = {2 * d * d: "that is W alone; v adds h more numbers",
+             2 * d * d + 2 * d: "the course's W has no bias; only W (h × (d_q + d_k)) and v (h) count",
+             d * d: "that is the multiplicative score's W (d_q × d_k)"}
+    return feedback(False, f"`{names[1]}` is {count} but should be {right}: "
+                           f"{hints.get(count, 'count W (h × (d_q + d_k)) and v (h)')}.")
+
+
+def check_dropout_row_sum(answer, p: float, name: str = "expected_row_sum") -> bool:
+    """The expected sum of one row of attention weights after nn.Dropout(p) in training mode (it is 1)."""
+    if not_answered(answer, name):
+        return False
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return feedback(False, f"`{name}` should be one number; got {type(answer).__name__}.")
+    if abs(value - 1.0) <= 1e-2:
+        return feedback(True, "on average a row still sums to 1: (1 - p) of the weights survive, each × 1/(1 - p).")
+    if abs(value - (1 - p)) <= 1e-2:
+        return feedback(False, f"{1 - p:.2f} is the share of weights that survive, but nn.Dropout also multiplies "
+                               f"each survivor by 1/(1 - p) = {1 / (1 - p):.3f}.")
+    if abs(value - 1 / (1 - p)) <= 1e-2:
+        return feedback(False, "every survivor is scaled by 1/(1 - p), but on average only (1 - p) of them survive.")
+    return feedback(False, f"`{name}` is {value:.3f}; think of which share of weights survives and how they are scaled.")
+
+
+__all__ += ["check_most_parameters", "check_dropout_row_sum"]
