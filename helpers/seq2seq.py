@@ -1,0 +1,472 @@
+"""Encoder-decoder translators for the course: a bidirectional GRU encoder and two decoders.
+
+* ``FixedContextDecoder`` (no attention): the encoder's summary vector is all the decoder gets
+  (Cho et al. 2014: it is fed in again at every step).
+* ``AttentionDecoder``: at every step the decoder state asks a scorer module
+  (``forward(query, keys, values, mask) -> (context, weights)``, see helpers.attention) for a context
+  vector built from ALL encoder states (Luong-style: the query is the current decoder state).
+
+Build one with ``make_model(kind="attention" | "none", scorer=None, emb=64, hidden=128, ...)``.
+Shapes: src (batch, n_src) ids, src_mask (batch, n_src) True at real tokens, tgt_in (batch, n_tgt) ids.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from helpers.attention import SCORERS, AdditiveAttention
+from helpers.toylang import Vocab, source_vocab, target_vocab
+
+__all__ = [
+    "Batch", "make_batch", "length_batches", "Encoder", "EncoderOutput", "FixedContextDecoder",
+    "AttentionDecoder", "Seq2Seq", "make_model", "make_scorer", "greedy_decode", "greedy_translate", "forced_attention",
+    "Shown", "tokenize_source", "translate_and_show", "figure_png", "translation_explorer",
+]
+
+
+# ---------------------------------------------------------------- batching
+@dataclass
+class Batch:
+    """Padded tensors for a list of pairs. src (B, S), src_mask (B, S), tgt_in/tgt_out (B, T+1)."""
+
+    src: torch.Tensor
+    src_lengths: torch.Tensor
+    src_mask: torch.Tensor
+    tgt_in: torch.Tensor | None
+    tgt_out: torch.Tensor | None
+
+
+def _pad(seqs: Sequence[Sequence[int]], pad_id: int) -> torch.Tensor:
+    width = max((len(s) for s in seqs), default=0)
+    return torch.tensor([list(s) + [pad_id] * (width - len(s)) for s in seqs], dtype=torch.long)
+
+
+def make_batch(pairs, src_vocab: Vocab, tgt_vocab: Vocab | None = None) -> Batch:
+    """Pad a list of (src_tokens, tgt_tokens, ...) pairs; tgt_in = <bos> + tgt, tgt_out = tgt + <eos>.
+
+    pairs may also be plain source token lists (then tgt_in/tgt_out are None).
+    """
+    srcs = [p[0] if isinstance(p, tuple) else p for p in pairs]
+    if any(len(s) == 0 for s in srcs):
+        raise ValueError("cannot batch an empty source sentence")
+    src = _pad([src_vocab.encode(s) for s in srcs], src_vocab.pad_id)
+    lengths = torch.tensor([len(s) for s in srcs], dtype=torch.long)
+    mask = torch.arange(src.shape[1])[None, :] < lengths[:, None]
+    tgt_in = tgt_out = None
+    if tgt_vocab is not None and all(isinstance(p, tuple) for p in pairs):
+        tgts = [tgt_vocab.encode(p[1]) for p in pairs]
+        tgt_in = _pad([[tgt_vocab.bos_id] + t for t in tgts], tgt_vocab.pad_id)
+        tgt_out = _pad([t + [tgt_vocab.eos_id] for t in tgts], tgt_vocab.pad_id)
+    return Batch(src, lengths, mask, tgt_in, tgt_out)
+
+
+def length_batches(lengths: Sequence[int], batch_size: int, seed: int = 0) -> Iterator[list[int]]:
+    """Endless stream of index batches of similar length (less padding); a new shuffle every epoch."""
+    rng = random.Random(seed)
+    order = list(range(len(lengths)))
+    while True:
+        rng.shuffle(order)
+        order.sort(key=lambda i: lengths[i])            # stable: equal lengths stay shuffled
+        chunks = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        rng.shuffle(chunks)
+        yield from chunks
+
+
+# ---------------------------------------------------------------- encoder
+@dataclass
+class EncoderOutput:
+    """outputs (B, S, 2H) [forward; backward] states, summary (B, 2H), forward_final/backward_final (B, H)."""
+
+    outputs: torch.Tensor
+    summary: torch.Tensor
+    forward_final: torch.Tensor
+    backward_final: torch.Tensor | None
+    mask: torch.Tensor
+
+
+def _reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Reverse each sequence's real positions, leaving padding at the end.  # (B, S, d) -> (B, S, d)"""
+    S = x.shape[1]
+    pos = torch.arange(S)[None, :]
+    idx = torch.where(pos < lengths[:, None], lengths[:, None] - 1 - pos, pos)  # (B, S)
+    return x.gather(1, idx[:, :, None].expand(-1, -1, x.shape[2]))
+
+
+class Encoder(nn.Module):
+    """Embedding + GRU read left to right, and (bidirectional) a second GRU right to left; states concatenated."""
+
+    def __init__(self, vocab_size: int, emb: int, hidden: int, bidirectional: bool = True):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.forward_rnn = nn.GRU(emb, hidden, batch_first=True)
+        self.backward_rnn = nn.GRU(emb, hidden, batch_first=True) if bidirectional else None
+        self.hidden = hidden
+        self.output_size = hidden * (2 if bidirectional else 1)
+
+    def forward(self, src: torch.Tensor, lengths: torch.Tensor, src_mask: torch.Tensor) -> EncoderOutput:
+        """src (B, S) ids -> EncoderOutput."""
+        x = self.embedding(src)
+        return self.encode_embedded(x, x, lengths, src_mask)
+
+    def encode_embedded(self, x_fwd, x_bwd, lengths, src_mask) -> EncoderOutput:
+        """Encode already-embedded inputs (B, S, emb); two inputs so a probe can follow each direction's gradient."""
+        last = (lengths - 1)[:, None, None]
+        fwd, _ = self.forward_rnn(x_fwd)                                              # (B, S, H)
+        fwd_final = fwd.gather(1, last.expand(-1, 1, fwd.shape[2])).squeeze(1)        # state after the last word
+        if self.backward_rnn is None:
+            return EncoderOutput(fwd, fwd_final, fwd_final, None, src_mask)
+        bwd_rev, _ = self.backward_rnn(_reverse_within_length(x_bwd, lengths))
+        bwd_final = bwd_rev.gather(1, last.expand(-1, 1, bwd_rev.shape[2])).squeeze(1)  # state after the first word
+        bwd = _reverse_within_length(bwd_rev, lengths)
+        outputs = torch.cat([fwd, bwd], dim=-1) * src_mask[:, :, None]
+        return EncoderOutput(outputs, torch.cat([fwd_final, bwd_final], dim=-1), fwd_final, bwd_final, src_mask)
+
+
+# ---------------------------------------------------------------- decoders
+class FixedContextDecoder(nn.Module):
+    """GRU decoder that sees only the encoder summary c: s_0 = tanh(W c), input [y_{t-1}; c] at every step."""
+
+    has_attention = False
+
+    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.init = nn.Linear(context_size, hidden)
+        self.rnn = nn.GRU(emb + context_size, hidden, batch_first=True)
+        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
+        self.output = nn.Linear(hidden, vocab_size)
+
+    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
+        """(1, B, hidden) first decoder state from the summary."""
+        return torch.tanh(self.init(enc.summary))[None]
+
+    def forward(self, tgt_in: torch.Tensor, enc: EncoderOutput, state: torch.Tensor):
+        """tgt_in (B, T) -> logits (B, T, V), weights None, new state (1, B, hidden)."""
+        e = self.embedding(tgt_in)                                            # (B, T, emb)
+        c = enc.summary[:, None, :].expand(-1, e.shape[1], -1)                # (B, T, 2H)
+        s, state = self.rnn(torch.cat([e, c], dim=-1), state)                  # (B, T, hidden)
+        logits = self.output(torch.tanh(self.pre_output(torch.cat([s, c, e], dim=-1))))
+        return logits, None, state
+
+
+class AttentionDecoder(nn.Module):
+    """GRU decoder that, at every step, attends over all encoder states with any scorer module.
+
+    scorer: module with forward(query (B, T, hidden), keys (B, S, key_size), values (B, S, 2H), mask (B, 1, S))
+    -> (context (B, T, 2H), weights (B, T, S)). key_size is 2H, or `hidden` when project_keys is on
+    (needed by dot-product scorers, whose query and key sizes must match).
+    context_dropout: dropout on the context vector (the scorer's own `dropout` acts on the weights).
+    """
+
+    has_attention = True
+
+    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
+                 project_keys: bool = False, context_dropout: float = 0.0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.init = nn.Linear(context_size, hidden)
+        self.rnn = nn.GRU(emb, hidden, batch_first=True)
+        self.scorer = scorer
+        self.key_proj = nn.Linear(context_size, hidden, bias=False) if project_keys else nn.Identity()
+        self.context_dropout = nn.Dropout(context_dropout)
+        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
+        self.output = nn.Linear(hidden, vocab_size)
+
+    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
+        """(1, B, hidden) first decoder state from the summary."""
+        return torch.tanh(self.init(enc.summary))[None]
+
+    def forward(self, tgt_in: torch.Tensor, enc: EncoderOutput, state: torch.Tensor):
+        """tgt_in (B, T) -> logits (B, T, V), weights (B, T, S), new state (1, B, hidden)."""
+        e = self.embedding(tgt_in)
+        s, state = self.rnn(e, state)                                                  # (B, T, hidden)
+        keys = self.key_proj(enc.outputs)
+        context, weights = self.scorer(s, keys, enc.outputs, mask=enc.mask[:, None, :])  # (B, T, 2H), (B, T, S)
+        context = self.context_dropout(context)
+        logits = self.output(torch.tanh(self.pre_output(torch.cat([s, context, e], dim=-1))))
+        return logits, weights, state
+
+
+# ---------------------------------------------------------------- the model
+class Seq2Seq(nn.Module):
+    """Encoder + decoder + the two vocabularies (so the model can translate token lists on its own)."""
+
+    def __init__(self, encoder: Encoder, decoder: nn.Module, src_vocab: Vocab, tgt_vocab: Vocab, config: dict):
+        super().__init__()
+        self.encoder, self.decoder = encoder, decoder
+        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+        self.config = dict(config)
+
+    @property
+    def has_attention(self) -> bool:
+        return self.decoder.has_attention
+
+    def encode(self, batch: Batch) -> EncoderOutput:
+        """Run the encoder on a batch."""
+        return self.encoder(batch.src, batch.src_lengths, batch.src_mask)
+
+    def forward(self, batch: Batch):
+        """Teacher-forced pass: logits (B, T+1, V) and attention weights (B, T+1, S) or None."""
+        enc = self.encode(batch)
+        logits, weights, _ = self.decoder(batch.tgt_in, enc, self.decoder.initial_state(enc))
+        return logits, weights
+
+    def loss(self, batch: Batch) -> torch.Tensor:
+        """Mean cross-entropy per target token (padding ignored)."""
+        logits, _ = self(batch)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch.tgt_out.reshape(-1),
+                               ignore_index=self.tgt_vocab.pad_id)
+
+    def n_parameters(self) -> int:
+        """Number of trainable parameters."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+
+def make_scorer(name: str, query_size: int, key_size: int, hidden_size: int, dropout: float = 0.0) -> nn.Module:
+    """One of helpers.attention.SCORERS built with the sizes the attention decoder uses."""
+    if name not in SCORERS:
+        raise ValueError(f"unknown scorer {name!r}; expected one of {sorted(SCORERS)}")
+    if name == "additive":
+        return AdditiveAttention(query_size, key_size, hidden_size, dropout=dropout)
+    if name == "multiplicative":
+        return SCORERS[name](query_size, key_size, dropout=dropout)
+    return SCORERS[name](dropout=dropout)
+
+
+def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, emb: int = 64, hidden: int = 128,
+               attn_hidden: int | None = 64, context_dropout: float = 0.0, attn_dropout: float = 0.0,
+               bidirectional: bool = True, project_keys: bool | None = None, seed: int | None = None) -> Seq2Seq:
+    """Build a translator for the toy languages.
+
+    kind: "attention" or "none" (fixed context). scorer: None (additive, Bahdanau), a name from
+    helpers.attention.SCORERS, or any module with forward(query, keys, values, mask) -> (context, weights);
+    a module gets query size `hidden` and key size 2*hidden (bidirectional) or `hidden` with project_keys=True.
+    attn_hidden: size of the additive scorer's hidden layer (64 keeps training fast on a CPU; None: `hidden`).
+    attn_dropout builds a named scorer with dropout on the weights; context_dropout drops context entries.
+    seed: seed torch before creating parameters (same seed, same initial weights).
+    """
+    attn_hidden = hidden if attn_hidden is None else attn_hidden
+    if kind not in ("attention", "none"):
+        raise ValueError(f"kind must be 'attention' or 'none', got {kind!r}")
+    if seed is not None:
+        torch.manual_seed(seed)
+    src_vocab, tgt_vocab = source_vocab(), target_vocab()
+    encoder = Encoder(len(src_vocab), emb, hidden, bidirectional=bidirectional)
+    ctx = encoder.output_size
+    config = dict(kind=kind, emb=emb, hidden=hidden, bidirectional=bidirectional)
+    if kind == "none":
+        if scorer is not None:
+            raise ValueError("a model with kind='none' has no attention, so it takes no scorer")
+        decoder = FixedContextDecoder(len(tgt_vocab), emb, hidden, ctx)
+    else:
+        name = scorer if isinstance(scorer, str) else ("additive" if scorer is None else type(scorer).__name__)
+        if project_keys is None:
+            project_keys = name in ("dot", "scaled_dot") or bool(getattr(scorer, "needs_equal_sizes", False))
+        key_size = hidden if project_keys else ctx
+        if scorer is None or isinstance(scorer, str):
+            scorer = make_scorer(name, hidden, key_size, attn_hidden, dropout=attn_dropout)
+        elif attn_dropout:
+            raise ValueError("attn_dropout only applies to a scorer built by name; give your module its own dropout")
+        decoder = AttentionDecoder(len(tgt_vocab), emb, hidden, ctx, scorer, project_keys=project_keys,
+                                   context_dropout=context_dropout)
+        config.update(scorer=name, attn_hidden=attn_hidden, context_dropout=context_dropout,
+                      attn_dropout=attn_dropout, project_keys=project_keys)
+    return Seq2Seq(encoder, decoder, src_vocab, tgt_vocab, config)
+
+
+# ---------------------------------------------------------------- decoding
+@torch.no_grad()
+def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
+    """Greedy decoding of a batch: (token lists, weights) with weights a list of (n_out, n_src) tensors or Nones.
+
+    Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words
+    (default: longest source + 10).
+    """
+    was_training = model.training
+    model.eval()
+    try:
+        enc = model.encode(batch)
+        state = model.decoder.initial_state(enc)
+        B = batch.src.shape[0]
+        max_len = max_len or int(batch.src_lengths.max()) + 10
+        tv = model.tgt_vocab
+        y = torch.full((B, 1), tv.bos_id, dtype=torch.long)
+        done = torch.zeros(B, dtype=torch.bool)
+        out_ids, out_w = [], []
+        for _ in range(max_len):
+            logits, w, state = model.decoder(y, enc, state)
+            y = logits[:, -1].argmax(-1, keepdim=True)          # (B, 1)
+            out_ids.append(y[:, 0])
+            if w is not None:
+                out_w.append(w[:, -1])                           # (B, S)
+            done |= y[:, 0] == tv.eos_id
+            if bool(done.all()):
+                break
+        ids = torch.stack(out_ids, 1)                            # (B, T)
+        weights = torch.stack(out_w, 1) if out_w else None       # (B, T, S)
+        tokens, wlist = [], []
+        for b in range(B):
+            words = tv.decode(ids[b].tolist())
+            tokens.append(words)
+            n_src = int(batch.src_lengths[b])
+            wlist.append(None if weights is None else weights[b, : len(words), :n_src].clone())
+        return tokens, wlist
+    finally:
+        model.train(was_training)
+
+
+def greedy_translate(model: Seq2Seq, sources: Sequence[Sequence[str]], batch_size: int = 100, max_len: int | None = None):
+    """Translate token lists (batched by length); returns (hypotheses, weights) in the input order."""
+    order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
+    hyps: list = [None] * len(sources)
+    weights: list = [None] * len(sources)
+    for k in range(0, len(order), batch_size):
+        idx = order[k:k + batch_size]
+        batch = make_batch([list(sources[i]) for i in idx], model.src_vocab)
+        toks, ws = greedy_decode(model, batch, max_len=max_len)
+        for i, t, w in zip(idx, toks, ws):
+            hyps[i], weights[i] = t, w
+    return hyps, weights
+
+
+@torch.no_grad()
+def forced_attention(model: Seq2Seq, pairs, batch_size: int = 100) -> list[torch.Tensor]:
+    """Attention weights with the reference target fed in (teacher forcing): one (n_tgt, n_src) tensor per pair."""
+    if not model.has_attention:
+        raise ValueError("this model has no attention (kind='none'), so it has no attention weights")
+    was_training = model.training
+    model.eval()
+    out = []
+    try:
+        for k in range(0, len(pairs), batch_size):
+            chunk = pairs[k:k + batch_size]
+            batch = make_batch([tuple(p) for p in chunk], model.src_vocab, model.tgt_vocab)
+            _, w = model(batch)
+            for b, p in enumerate(chunk):
+                out.append(w[b, : len(p[1]), : len(p[0])].clone())
+    finally:
+        model.train(was_training)
+    return out
+
+
+# ---------------------------------------------------------------- explorer
+@dataclass
+class Shown:
+    """What translate_and_show found: tokens, translation, reference, weights (n_out, n_src), a message, a figure."""
+
+    source: list
+    translation: list | None
+    reference: list | None
+    weights: torch.Tensor | None
+    message: str
+    figure: object | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the sentence could be translated (no unknown words, not empty)."""
+        return self.translation is not None
+
+
+def tokenize_source(sentence: str | Sequence[str]) -> list[str]:
+    """Lower-case words without punctuation: 'The dog sleeps.' -> ['the', 'dog', 'sleeps']."""
+    if not isinstance(sentence, str):
+        return [str(t) for t in sentence]
+    for ch in ".,;:!?\"'":
+        sentence = sentence.replace(ch, " ")
+    return sentence.lower().split()
+
+
+def _vocabulary_hint() -> str:
+    from helpers.toylang import _LISTS
+    return "; ".join(f"{cat.replace('_t', ' (transitive)').replace('_i', ' (intransitive)')}: {', '.join(ws[:4])}, ..."
+                     for cat, ws in _LISTS.items() if cat != "conj")
+
+
+def translate_and_show(model: Seq2Seq, sentence: str | Sequence[str], plot: bool = True) -> Shown:
+    """Translate one source sentence and draw its attention map (source words on x, translation on y).
+
+    Never raises on bad input: unknown words or an empty sentence give a Shown with a clear message
+    and no translation. The figure (if any) is returned open; close it when done (plt.close(shown.figure)).
+    """
+    from helpers import toylang
+
+    tokens = tokenize_source(sentence)
+    if not tokens:
+        return Shown([], None, None, None, "Type a sentence in the source language, e.g. 'the old dog sees a red car'.")
+    unknown = [t for t in tokens if t not in model.src_vocab]
+    if unknown:
+        words = ", ".join(f"'{w}'" for w in dict.fromkeys(unknown))
+        return Shown(tokens, None, None, None,
+                     f"Unknown word(s): {words}. The toy source language has only {len(toylang.LEXICON)} words "
+                     f"({_vocabulary_hint()} and 'and'). Try another word.")
+    (hyp,), (weights,) = greedy_translate(model, [tokens])
+    try:
+        reference, _ = toylang.translate(tokens)
+    except ValueError as err:
+        reference = None
+        verdict = f"(no reference: the grammar cannot parse this sentence, {err})"
+    else:
+        verdict = "(matches the reference)" if hyp == reference else f"(reference: {' '.join(reference)})"
+    message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or '(empty)'}  {verdict}"
+    figure = None
+    if plot and weights is not None and len(hyp) > 0:
+        from helpers.plotting import plot_attention
+
+        ax = plot_attention(weights, keys=tokens, queries=hyp, title=f"Attention while translating {len(tokens)} words",
+                            xlabel="source words", ylabel="translation (one row per output word)")
+        figure = ax.figure
+    elif weights is None:
+        message += "  [this model has no attention, so there is no map to draw]"
+    return Shown(tokens, hyp, reference, weights, message, figure)
+
+
+def figure_png(figure, close: bool = True) -> bytes:
+    """PNG bytes of a matplotlib figure (closed afterwards so the notebook does not show it again)."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png")
+    if close:
+        plt.close(figure)
+    return buf.getvalue()
+
+
+def translation_explorer(model: Seq2Seq, sentences: Sequence[str]):
+    """A thin widget layer over translate_and_show: a dropdown of sentences, a text box, the result and its map.
+
+    Updates happen kernel-side (HTML and Image widgets), so nothing is printed into the cell. The returned
+    VBox has a `.show(sentence)` method (what the widgets call) for tests and self-checks.
+    """
+    import html
+
+    import ipywidgets as widgets
+
+    pick = widgets.Dropdown(options=list(sentences), description="test sentence",
+                            layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
+    typed = widgets.Text(placeholder="...or type a source sentence and press Enter", continuous_update=False,
+                         description="your sentence", layout=widgets.Layout(width="95%"),
+                         style={"description_width": "initial"})
+    info = widgets.HTML()
+    image = widgets.Image(format="png")
+
+    def show(sentence):
+        shown = translate_and_show(model, sentence)
+        colour = "#1a7f37" if shown.ok else "#b35900"
+        info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+        image.value = figure_png(shown.figure) if shown.figure is not None else b""
+        return shown
+
+    pick.observe(lambda change: show(change["new"]), names="value")
+    typed.observe(lambda change: show(change["new"]), names="value")
+    box = widgets.VBox([pick, typed, info, image])
+    box.show = show
+    if sentences:
+        show(pick.value)
+    return box

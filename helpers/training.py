@@ -1,0 +1,239 @@
+"""Train a translator on a step budget and evaluate it by source-length bucket."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+
+from helpers.metrics import alignment_accuracy, corpus_bleu, exact_match
+from helpers.seq2seq import Seq2Seq, forced_attention, length_batches, make_batch, greedy_translate
+
+__all__ = ["TrainLog", "train", "evaluate", "evaluate_buckets", "gradient_to_first_word", "gradient_by_length",
+           "final_states", "linear_probe_accuracy", "probe_nouns", "format_results", "plot_quality_by_length",
+           "plot_probe", "plot_gradient_by_length"]
+
+
+@dataclass
+class TrainLog:
+    """What a training run did: steps, per-step losses, wall and CPU seconds."""
+
+    steps: int = 0
+    losses: list = field(default_factory=list)
+    wall_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+
+    def final_loss(self, last: int = 50) -> float:
+        """Mean loss over the last `last` steps."""
+        tail = self.losses[-last:]
+        return sum(tail) / max(len(tail), 1)
+
+
+def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr: float = 3e-3,
+          clip: float = 1.0, seed: int = 0, time_budget: float | None = None, progress: bool = True,
+          warmup: int = 50, decay_to: float = 0.1) -> TrainLog:
+    """Adam on teacher-forced cross-entropy for `steps` batches (length-bucketed, shuffled from `seed`).
+
+    time_budget (seconds of wall time) stops early, for interactive use only: results then depend on the
+    machine, so notebooks use the step budget. The learning rate warms up for `warmup` steps, then decays
+    linearly to lr * decay_to at the last step. Shows a tqdm.auto bar when progress=True.
+    """
+    from tqdm.auto import tqdm
+
+    if steps <= 0:
+        raise ValueError(f"steps must be positive, got {steps}")
+    torch.manual_seed(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+
+    def schedule(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 1.0 - (1.0 - decay_to) * (step - warmup) / max(steps - warmup, 1)
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    stream = length_batches([len(p[0]) for p in pairs], batch_size, seed=seed)
+    log = TrainLog()
+    model.train()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    bar = tqdm(total=steps, disable=not progress, desc=f"training ({model.config['kind']})", leave=False)
+    for step in range(steps):
+        batch = make_batch([pairs[i] for i in next(stream)], model.src_vocab, model.tgt_vocab)
+        loss = model.loss(batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        sched.step()
+        log.losses.append(loss.item())
+        log.steps = step + 1
+        if step % 20 == 0:
+            bar.set_postfix(loss=f"{log.final_loss(20):.3f}")
+        bar.update(1)
+        if time_budget is not None and time.perf_counter() - wall0 > time_budget:
+            break
+    bar.close()
+    log.wall_seconds = time.perf_counter() - wall0
+    log.cpu_seconds = time.process_time() - cpu0
+    model.eval()
+    return log
+
+
+def evaluate(model: Seq2Seq, pairs: Sequence, batch_size: int = 100) -> dict:
+    """BLEU, exact match (both 0-100) and, for attention models, alignment accuracy (0-100) on `pairs`."""
+    hyps, _ = greedy_translate(model, [p[0] for p in pairs], batch_size=batch_size)
+    refs = [p[1] for p in pairs]
+    result = {"bleu": corpus_bleu(hyps, refs), "exact": exact_match(hyps, refs), "n": len(pairs)}
+    if model.has_attention:
+        result["align"] = alignment_accuracy(forced_attention(model, pairs, batch_size), [p[2] for p in pairs])
+    return result
+
+
+def evaluate_buckets(model: Seq2Seq, buckets: dict, limit: int | None = None, batch_size: int = 100) -> dict:
+    """evaluate() on every bucket: {name: {"bleu", "exact", "n"[, "align"]}}; `limit` sentences per bucket."""
+    return {name: evaluate(model, pairs[:limit] if limit else pairs, batch_size) for name, pairs in buckets.items()}
+
+
+def gradient_to_first_word(model: Seq2Seq, pairs: Sequence, direction: str = "forward") -> float:
+    """Mean norm of d(loss)/d(embedding of the first source word) over `pairs`, one sentence at a time.
+
+    direction="forward": the gradient that arrives through the left-to-right reading of the sentence
+    (the chain a fixed-context model must carry the first word along); "both": through the whole encoder.
+    The loss is the summed cross-entropy of the reference translation (teacher forcing).
+    """
+    if direction not in ("forward", "both"):
+        raise ValueError(f"direction must be 'forward' or 'both', got {direction!r}")
+    model.eval()
+    norms = []
+    for p in pairs:
+        batch = make_batch([tuple(p)], model.src_vocab, model.tgt_vocab)
+        emb = model.encoder.embedding(batch.src).detach()
+        x_fwd = emb.clone().requires_grad_(True)
+        x_bwd = emb.clone().requires_grad_(direction == "both")
+        enc = model.encoder.encode_embedded(x_fwd, x_bwd, batch.src_lengths, batch.src_mask)
+        logits, _, _ = model.decoder(batch.tgt_in, enc, model.decoder.initial_state(enc))
+        loss = torch.nn.functional.cross_entropy(logits[0], batch.tgt_out[0], reduction="sum")
+        inputs = [x_fwd] + ([x_bwd] if direction == "both" and model.encoder.backward_rnn is not None else [])
+        grads = torch.autograd.grad(loss, inputs, allow_unused=True)
+        g = sum(gr[0, 0] for gr in grads if gr is not None)
+        norms.append(float(g.norm()))
+    return sum(norms) / max(len(norms), 1)
+
+
+def gradient_by_length(model: Seq2Seq, lengths: Sequence[int], n: int = 20, seed: int = 0,
+                       direction: str = "forward") -> dict[int, float]:
+    """gradient_to_first_word on n generated sentences of each exact length: {length: mean gradient norm}."""
+    from helpers.toylang import sample_pairs
+
+    return {L: gradient_to_first_word(model, sample_pairs(n, L, L, seed=seed + L), direction) for L in lengths}
+
+
+# ---------------------------------------------------------------- probing the final encoder state
+def _noun_targets(src: Sequence[str]) -> dict[str, str]:
+    """The first, middle (closest to the sentence centre) and last noun of a source sentence."""
+    from helpers.toylang import CATEGORY
+
+    idx = [i for i, w in enumerate(src) if CATEGORY[w] == "noun"]
+    middle = min(idx, key=lambda i: (abs(i - (len(src) - 1) / 2), i))
+    return {"first": src[idx[0]], "middle": src[middle], "last": src[idx[-1]]}
+
+
+@torch.no_grad()
+def final_states(model: Seq2Seq, sources: Sequence[Sequence[str]], state: str = "forward") -> torch.Tensor:
+    """Frozen encoder states after reading each sentence  # (n, H) for "forward"/"backward", (n, 2H) for "both"."""
+    model.eval()
+    enc = model.encode(make_batch([list(s) for s in sources], model.src_vocab))
+    states = {"forward": enc.forward_final, "backward": enc.backward_final, "both": enc.summary}
+    if state not in states or states[state] is None:
+        raise ValueError(f"state must be one of 'forward', 'backward' (bidirectional encoders) or 'both'; got {state!r}")
+    return states[state]
+
+
+def linear_probe_accuracy(features: torch.Tensor, labels: Sequence[str], fit_share: float = 0.8,
+                          ridge: float = 1.0) -> float:
+    """Fit a linear read-out (ridge least squares onto one-hot labels) on the first `fit_share` of the rows;
+    return its accuracy (0-100) on the rest.  features (n, d), labels n strings."""
+    classes = sorted(set(labels))
+    y = torch.tensor([classes.index(c) for c in labels])
+    n_fit = int(len(labels) * fit_share)
+    X = features.double()
+    mu, sd = X[:n_fit].mean(0), X[:n_fit].std(0) + 1e-6
+    X = torch.cat([(X - mu) / sd, torch.ones(len(X), 1, dtype=X.dtype)], dim=1)
+    Y = torch.nn.functional.one_hot(y[:n_fit], len(classes)).double()
+    A = X[:n_fit].T @ X[:n_fit] + ridge * torch.eye(X.shape[1], dtype=X.dtype)
+    W = torch.linalg.solve(A, X[:n_fit].T @ Y)
+    return 100.0 * float(((X[n_fit:] @ W).argmax(-1) == y[n_fit:]).double().mean())
+
+
+def probe_nouns(model: Seq2Seq, pairs: Sequence, state: str = "forward",
+                which: Sequence[str] = ("first", "last")) -> dict[str, float]:
+    """How well a linear probe recovers the first/middle/last noun from the frozen final state: {which: accuracy}."""
+    feats = final_states(model, [p[0] for p in pairs], state)
+    targets = [_noun_targets(p[0]) for p in pairs]
+    return {w: linear_probe_accuracy(feats, [t[w] for t in targets]) for w in which}
+
+
+# ---------------------------------------------------------------- reporting
+def format_results(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "exact")) -> str:
+    """A plain-text table: one row per bucket, one column per (model, metric); numbers to 1 decimal."""
+    names = list(results)
+    buckets = list(next(iter(results.values())))
+    head = ["bucket"] + [f"{m} {k}" for m in names for k in metrics if k in results[m][buckets[0]]]
+    rows = [[b] + [f"{results[m][b][k]:.1f}" for m in names for k in metrics if k in results[m][b]] for b in buckets]
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    return "\n".join("  ".join(str(c).rjust(w) for c, w in zip(r, widths)) for r in [head] + rows)
+
+
+def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=None, unseen: str | None = "41-50",
+                           title: str | None = None, styles: dict | None = None):
+    """Quality (0-100) by source-length bucket, one line per model; the bucket longer than training is shaded."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    labels = {"bleu": "BLEU", "exact": "exact match (%)", "align": "alignment accuracy (%)"}
+    buckets = list(next(iter(results.values())))
+    for name, res in results.items():
+        style = dict(marker="o")
+        style.update((styles or {}).get(name, {}))
+        ax.plot(range(len(buckets)), [res[b][metric] for b in buckets], label=name, **style)
+    ticks = list(buckets)
+    if unseen in buckets:
+        k = buckets.index(unseen)
+        ax.axvspan(k - 0.4, k + 0.4, color="0.9", zorder=0)
+        ticks[k] = f"{unseen}\n(unseen length)"
+    ax.set_xticks(range(len(buckets)))
+    ax.set_xticklabels(ticks)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("source sentence length (words)")
+    ax.set_ylabel(labels.get(metric, metric))
+    ax.set_title(title or f"{labels.get(metric, metric)} by sentence length")
+    ax.legend(loc="best")
+    return ax
+
+
+def plot_probe(curves: dict[str, dict[str, float]], title: str, ax=None, chance: float = 100 / 30):
+    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    for label, by_bucket in curves.items():
+        ax.plot(list(by_bucket), list(by_bucket.values()), marker="o", label=label)
+    ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
+    ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+    return ax
+
+
+def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=None):
+    """Gradient norm reaching the first word against sentence length, log scale: curves = {label: {length: norm}}."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    for label, by_length in curves.items():
+        ax.semilogy(list(by_length), list(by_length.values()), marker="o", label=label)
+    ax.set(title=title, xlabel="source sentence length (words)", ylabel="|d loss / d first word| (log scale)")
+    ax.legend(loc="best")
+    return ax
