@@ -42,8 +42,7 @@ execute: $(STAMP)
 	$(BIN)/python -m helpers.devtools execute $(NB)
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/run_notebooks.py --write-readme
-	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 assignments: $(STAMP)
 	$(BIN)/python assignments/build.py

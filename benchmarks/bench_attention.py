@@ -4,8 +4,8 @@ For each sequence length n: median time of repeated calls (process CPU seconds a
 memory (torch profiler's allocation events, see helpers/cost.py), with ours/fused ratios. One torch
 thread, as in the notebooks; float32; d = 64; batch 1 x 2 heads by default.
 
-    python benchmarks/bench_attention.py                     # print the table
-    python benchmarks/bench_attention.py --write-readme      # also write README's perf-attention section
+    python benchmarks/bench_attention.py                     # print the table and update README
+    python benchmarks/bench_attention.py --no-readme         # print only (by default it updates README's perf-attention)
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--heads", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--write-readme", action="store_true", help="write the table into README.md (perf-attention)")
+    parser.add_argument("--no-readme", action="store_true", help="print only; do not update README.md (perf-attention)")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -69,7 +69,7 @@ def main() -> None:
     markdown = "\n\n".join([note, markdown_table(header, rows), fit])
     print(markdown)
     print(f"\n({time.perf_counter() - started:.1f} s)")
-    if args.write_readme:
+    if not args.no_readme:
         update_readme_section("perf-attention", markdown)
         print("README.md section perf-attention updated")
 

@@ -1,8 +1,8 @@
 """Execute every notebook in a fresh kernel (not in place) and print seconds per notebook and the total.
 
-    python benchmarks/run_notebooks.py                 # all chapters
+    python benchmarks/run_notebooks.py                 # all chapters; updates README
     python benchmarks/run_notebooks.py notebooks/03_qkv_by_hand.ipynb
-    python benchmarks/run_notebooks.py --write-readme  # also update README's perf-notebooks table
+    python benchmarks/run_notebooks.py --no-readme     # print only (by default it updates README's perf-notebooks table)
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def cpu_seconds_of_children() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="*", type=Path)
-    parser.add_argument("--write-readme", action="store_true", help="write the table into README.md (perf-notebooks)")
+    parser.add_argument("--no-readme", action="store_true", help="print only; do not update README.md (perf-notebooks)")
     args = parser.parse_args()
     rows, total = [], 0.0
     for path in args.notebooks or chapter_notebooks():
@@ -39,8 +39,8 @@ def main() -> None:
         rows.append([path.name, f"{seconds:.1f}", f"{cpu:.1f}", f"≤ {target}", "yes" if seconds <= target else "**no**"])
         print(f"{path.name:<48}{seconds:7.1f} s wall {cpu:7.1f} s CPU  (target {target} s)", flush=True)
     print(f"{'total':<48}{total:7.1f} s")
-    if args.write_readme:
-        note = (f"Measured by `python benchmarks/run_notebooks.py --write-readme` on {time.strftime('%Y-%m-%d')}, "
+    if not args.no_readme:
+        note = (f"Measured by `python benchmarks/run_notebooks.py` on {time.strftime('%Y-%m-%d')}, "
                 f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each notebook in a "
                 "fresh kernel, one after the other (wall time includes the kernel start; CPU is the kernel's).")
         table = markdown_table(["notebook", "wall s", "CPU s", "target s", "within"], rows + [["**total**", f"{total:.1f}", "", "", ""]])

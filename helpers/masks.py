@@ -12,6 +12,8 @@ import numpy as np
 import torch
 from matplotlib.colors import ListedColormap
 
+from helpers.plotting import check_token_labels, set_token_ticks
+
 __all__ = ["padding_mask", "causal_mask", "plot_mask", "MASK_COLOURS"]
 
 MASK_COLOURS = ("#d9d9d9", "#2c7fb8")  # hidden, visible
@@ -68,17 +70,12 @@ def plot_mask(
     if m.ndim != 2:
         raise ValueError(f"plot_mask expects a mask of shape (n_queries, n_keys); got shape {tuple(m.shape)}")
     n_q, n_k = m.shape
-    for name, labels, n in (("keys", keys, n_k), ("queries", queries, n_q)):
-        if labels is not None and len(labels) != n:
-            raise ValueError(f"{len(labels)} {name} labels given for {n} {name} (mask has shape {tuple(m.shape)})")
+    check_token_labels(m.shape, keys, queries, what="mask")
     if ax is None:
         _, ax = plt.subplots(figsize=(max(3.2, 1.6 + 0.32 * n_k), max(2.2, 1.2 + 0.3 * n_q)))
     ax.imshow(m.astype(float), vmin=0, vmax=1, cmap=ListedColormap(MASK_COLOURS), aspect="auto",
               interpolation="nearest")
-    ax.set_xticks(range(n_k))
-    ax.set_yticks(range(n_q))
-    ax.set_xticklabels(list(keys) if keys is not None else [str(i) for i in range(n_k)], rotation=90)
-    ax.set_yticklabels(list(queries) if queries is not None else [str(i) for i in range(n_q)])
+    set_token_ticks(ax, n_q, n_k, keys, queries)
     ax.set_xticks(np.arange(-0.5, n_k), minor=True)
     ax.set_yticks(np.arange(-0.5, n_q), minor=True)
     ax.grid(which="minor", color="white", linewidth=1)

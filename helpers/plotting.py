@@ -38,6 +38,22 @@ def _to_numpy(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
+def check_token_labels(shape, keys=None, queries=None, what: str = "weights") -> None:
+    """Raise a ValueError when the key/query labels do not fit a (n_queries, n_keys) grid."""
+    n_q, n_k = shape
+    for name, labels, n in (("keys", keys, n_k), ("queries", queries, n_q)):
+        if labels is not None and len(labels) != n:
+            raise ValueError(f"{len(labels)} {name} labels given for {n} {name} ({what} of shape {tuple(shape)})")
+
+
+def set_token_ticks(ax, n_q: int, n_k: int, keys=None, queries=None) -> None:
+    """Put one tick per key on x (labels rotated) and one per query on y; numbers where no tokens are given."""
+    ax.set_xticks(range(n_k))
+    ax.set_yticks(range(n_q))
+    ax.set_xticklabels(list(keys) if keys is not None else [str(i) for i in range(n_k)], rotation=90)
+    ax.set_yticklabels(list(queries) if queries is not None else [str(i) for i in range(n_q)])
+
+
 def plot_attention(
     weights,
     keys: Sequence[str] | None = None,
@@ -57,18 +73,13 @@ def plot_attention(
     if w.ndim != 2:
         raise ValueError(f"plot_attention expects weights of shape (n_queries, n_keys); got shape {tuple(w.shape)}")
     n_q, n_k = w.shape
-    for name, labels, n in (("keys", keys, n_k), ("queries", queries, n_q)):
-        if labels is not None and len(labels) != n:
-            raise ValueError(f"{len(labels)} {name} labels given for {n} {name} (weights have shape {tuple(w.shape)})")
+    check_token_labels(w.shape, keys, queries, what="weights")
     if ax is None:
         fig_w = min(12.0, 1.6 + 0.32 * n_k + (1.0 if colorbar else 0.0))
         fig_h = min(10.0, 1.2 + 0.3 * n_q)
         _, ax = plt.subplots(figsize=(max(3.2, fig_w), max(2.2, fig_h)))
     im = ax.imshow(w, vmin=0.0, vmax=1.0, cmap=ATTENTION_CMAP, aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(n_k))
-    ax.set_yticks(range(n_q))
-    ax.set_xticklabels(list(keys) if keys is not None else [str(i) for i in range(n_k)], rotation=90)
-    ax.set_yticklabels(list(queries) if queries is not None else [str(i) for i in range(n_q)])
+    set_token_ticks(ax, n_q, n_k, keys, queries)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)

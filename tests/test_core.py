@@ -64,3 +64,22 @@ def test_parameters_are_rewritten_in_the_tagged_cell():
     assert nb.cells[0].source == "SEED = 2\nSTEPS = 10"
     with pytest.raises(ValueError, match="not assigned"):
         devtools._apply_parameters(nb, {"LR": 0.1})
+
+
+def test_plot_attention_uses_tokens_and_a_fixed_zero_to_one_scale():
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import plot_attention
+
+    ax = plot_attention(torch.tensor([[0.2, 0.3, 0.5], [0.05, 0.05, 0.9]]), keys=["a", "cat", "sat"],
+                        queries=["le", "chat"], title="t")
+    image = ax.get_images()[0]
+    assert image.get_clim() == (0.0, 1.0)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "cat", "sat"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["le", "chat"]
+    assert ax.get_title() == "t" and ax.get_xlabel() and ax.get_ylabel()
+    with pytest.raises(ValueError, match=r"2 keys labels given for 3 keys \(weights of shape \(2, 3\)\)"):
+        plot_attention(torch.rand(2, 3), keys=["a", "b"])
+    with pytest.raises(ValueError, match=r"shape \(n_queries, n_keys\); got shape \(3,\)"):
+        plot_attention(torch.rand(3))
+    plt.close("all")
