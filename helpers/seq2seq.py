@@ -204,6 +204,7 @@ class Seq2Seq(nn.Module):
 
     @property
     def has_attention(self) -> bool:
+        """True when the decoder attends over the encoder states (and so returns weights to plot)."""
         return self.decoder.has_attention
 
     def encode(self, batch: Batch) -> EncoderOutput:
