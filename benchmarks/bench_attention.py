@@ -19,7 +19,8 @@ import torch.nn.functional as F
 
 from helpers import cost
 from helpers.attention import scaled_dot_product_attention
-from helpers.devtools import markdown_table, update_readme_section
+from helpers.devtools import update_readme_section
+from helpers.tables import format_table
 
 FUNCTIONS = {
     "ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V),
@@ -66,7 +67,7 @@ def main() -> None:
     fit = ("Fitted exponents over these n (CPU time, peak memory): " +
            "; ".join(f"{name} {t:.2f}, {m:.2f}" for name, (t, m) in exps.items()) +
            ". Both take ~n² time; only ours takes ~n² memory.")
-    markdown = "\n\n".join([note, markdown_table(header, rows), fit])
+    markdown = "\n\n".join([note, format_table(rows, header, markdown=True), fit])
     print(markdown)
     print(f"\n({time.perf_counter() - started:.1f} s)")
     if not args.no_readme:

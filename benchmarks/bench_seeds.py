@@ -16,7 +16,8 @@ import resource
 import time
 
 from helpers import NOTEBOOKS_DIR
-from helpers.devtools import execute_notebook, markdown_table, update_readme_section
+from helpers.devtools import execute_notebook, update_readme_section
+from helpers.tables import format_table
 
 NOTEBOOK = NOTEBOOKS_DIR / "06_attention_translation.ipynb"
 
@@ -46,7 +47,7 @@ def run_seed(seed: int) -> dict:
     error, nb = None, None
     try:
         _, nb = execute_notebook(NOTEBOOK, inplace=False, parameters={"SEED": seed})
-    except Exception as e:  # noqa: BLE001 - a failing assert is a result, not a crash
+    except Exception as e:
         nb = getattr(e, "nb", None)
         message = str(e)
         asserts = re.findall(r"AssertionError: ?(.*)", message)
@@ -87,8 +88,8 @@ def main(argv=None) -> None:
             "cell, ran without error. CPU s = kernel CPU time (user + system); the 2 cores were shared, so wall "
             "time is noisy. BLEU per bucket 4-10 / 11-20 / 21-30 / 31-40 / 41-50 (41-50 is longer than any "
             "training sentence).\n\n"
-            + markdown_table(["seed", "asserts", "CPU s", "wall s", "attention BLEU", "no-attention BLEU",
-                              "min alignment accuracy"], rows))
+            + format_table(rows, ["seed", "asserts", "CPU s", "wall s", "attention BLEU", "no-attention BLEU",
+                              "min alignment accuracy"], markdown=True))
     print(text)
     if not args.no_readme:
         update_readme_section("perf-seeds", text)

@@ -61,15 +61,16 @@ def main() -> None:
                 print(f"{kind:<10} {load:<14} threads={threads}  {r['ms_per_step']:7.0f} ms/step wall  "
                       f"{r['cpu_ms_per_step']:7.0f} ms/step CPU", flush=True)
     if not args.no_readme:
-        from helpers.devtools import markdown_table, update_readme_section
+        from helpers.devtools import update_readme_section
+        from helpers.tables import format_table
 
         note = (f"`python benchmarks/bench_threads.py`: {args.steps} training steps (batch 64) of the chapter-06 models "
                 "in a fresh process per setting, with the other core idle or kept busy by another process (as when "
                 "`make test` runs two notebooks at once). The notebooks use `helpers.setup(threads=1)`: a second "
                 "thread helps only while the other core is idle, always costs more CPU per step, and a fixed thread "
                 "count keeps the committed, strictly compared outputs reproducible.")
-        update_readme_section("perf-threads", note + "\n\n" + markdown_table(
-            ["model", "other core", "torch threads", "ms / step (wall)", "ms / step (CPU)"], rows))
+        update_readme_section("perf-threads", note + "\n\n" + format_table(
+            rows, ["model", "other core", "torch threads", "ms / step (wall)", "ms / step (CPU)"], markdown=True))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ import torch
 
 import helpers
 from helpers import toylang
-from helpers.devtools import markdown_table, update_readme_section
+from helpers.devtools import update_readme_section
 from helpers.seq2seq import make_model
+from helpers.tables import format_table
 from helpers.training import evaluate_buckets, train
 
 SEED, TRAIN_STEPS = 0, 600     # the notebooks' parameters
@@ -54,17 +55,13 @@ def main(argv=None) -> None:
               f"{1000 * log.cpu_seconds / log.steps:.0f} ms CPU/step, final loss {log.final_loss():.3f}")
 
     buckets = list(test)
-    timing = markdown_table(
-        ["model", "context numbers", "parameters", "steps", "train CPU s", "train wall s", "CPU ms/step", "eval CPU s"],
-        [[label, r["context"], f"{r['params']:,}", r["log"].steps, f"{r['log'].cpu_seconds:.1f}",
+    timing = format_table([[label, r["context"], f"{r['params']:,}", r["log"].steps, f"{r['log'].cpu_seconds:.1f}",
           f"{r['log'].wall_seconds:.1f}", f"{1000 * r['log'].cpu_seconds / r['log'].steps:.0f}", f"{r['eval_cpu']:.1f}"]
-         for label, r in runs.items()])
-    quality = markdown_table(
-        ["model"] + [f"BLEU {b}" for b in buckets] + [f"exact {b}" for b in buckets],
-        [[label] + [f"{r['results'][b]['bleu']:.1f}" for b in buckets] + [f"{r['results'][b]['exact']:.0f}%" for b in buckets]
-         for label, r in runs.items()])
+         for label, r in runs.items()], ["model", "context numbers", "parameters", "steps", "train CPU s", "train wall s", "CPU ms/step", "eval CPU s"], markdown=True)
+    quality = format_table([[label] + [f"{r['results'][b]['bleu']:.1f}" for b in buckets] + [f"{r['results'][b]['exact']:.0f}%" for b in buckets]
+         for label, r in runs.items()], ["model"] + [f"BLEU {b}" for b in buckets] + [f"exact {b}" for b in buckets], markdown=True)
     att = runs["attention (additive)"]["results"]
-    align = markdown_table(["bucket"] + buckets, [["alignment accuracy (attention)"] + [f"{att[b]['align']:.1f}%" for b in buckets]])
+    align = format_table([["alignment accuracy (attention)"] + [f"{att[b]['align']:.1f}%" for b in buckets]], ["bucket"] + buckets, markdown=True)
     text = (f"`benchmarks/bench_translation.py`: seed {args.seed}, {args.steps} steps of 64 pairs, embedding 64, "
             f"hidden 128 per direction unless noted (see context numbers), one torch thread, python {platform.python_version()}, torch "
             f"{torch.__version__.split('+')[0]}, {len(test['4-10'])} test sentences per bucket, greedy decoding. "

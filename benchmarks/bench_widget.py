@@ -19,8 +19,10 @@ import time
 import numpy as np
 
 import helpers
-from helpers.devtools import markdown_table, update_readme_section
-from helpers.widgets import QKExplorer, draw_explorer, figure_png
+from helpers.devtools import update_readme_section
+from helpers.plotting import figure_png
+from helpers.tables import format_table
+from helpers.widgets import QKExplorer, draw_explorer
 
 
 def slider_moves(ex: QKExplorer, n: int):
@@ -82,30 +84,25 @@ def time_parts(ex: QKExplorer, repeats: int = 30) -> dict[str, float]:
 def time_browser(presses: int = 12) -> list[float]:
     """Milliseconds from an ArrowRight on the Q y slider in Chromium to the changed readout, via JupyterLab.
 
-    Reuses the browser test's server and page helpers (tests/test_browser.py); needs Debian's chromium.
+    Uses the same server and page helpers as the browser test (helpers.devtools.lab); needs Debian's chromium.
     """
-    import importlib.util
-    import shutil
     import tempfile
     from pathlib import Path
 
     from playwright.sync_api import sync_playwright
 
-    spec = importlib.util.spec_from_file_location("browser_test", helpers.ROOT / "tests" / "test_browser.py")
-    tb = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tb)
-    chromium = shutil.which("chromium")
+    from helpers.devtools import lab
+
+    chromium = lab.chromium_path()
     if chromium is None:
         raise SystemExit("--browser needs Chromium (apt-get install -y chromium)")
     out = []
-    with tempfile.TemporaryDirectory() as tmp, tb.jupyterlab_serving(Path(tmp), tb.NOTEBOOK) as (base, token, name), \
+    notebook = helpers.NOTEBOOKS_DIR / "03_qkv_by_hand.ipynb"
+    with tempfile.TemporaryDirectory() as tmp, lab.jupyterlab_serving(Path(tmp), notebook) as (base, token, name), \
             sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=tb.CHROMIUM_ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=chromium, args=lab.CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=60_000)
-            page.wait_for_function(tb.JS_KERNEL_IDLE, timeout=90_000, polling=250)
-            tb._run_all_cells(page)
+            page = lab.open_notebook(browser, base, token, name)
             handle = page.locator(".qk-q-y [role=slider]")
             handle.wait_for(state="visible", timeout=30_000)
             handle.focus()
@@ -160,9 +157,9 @@ def main() -> None:
     text = (
         f"Kernel-side response of the chapter 03 explorer to {args.changes} slider changes (Q, a key, temperature, "
         f"scale switch), set from Python with no browser; target: median under 100 ms ({verdict}).\n\n"
-        + markdown_table(["what", "median ms", "90th pct ms", "worst ms"], rows)
+        + format_table(rows, ["what", "median ms", "90th pct ms", "worst ms"], markdown=True)
         + "\n\nWhere the time goes (median of 30):\n\n"
-        + markdown_table(["step", "median ms"], part_rows)
+        + format_table(part_rows, ["step", "median ms"], markdown=True)
         + f"\n\nMeasured with `python benchmarks/bench_widget.py` on {platform.machine()}, "
         "2 shared cores, 1 torch thread, while other jobs were running (wall times are noisy; CPU time is the steadier number). "
         + ("The Chromium row (`--browser`) is the whole round trip: key press, websocket message, kernel update, "

@@ -13,7 +13,8 @@ import resource
 import time
 from pathlib import Path
 
-from helpers.devtools import chapter_notebooks, execute_notebook, markdown_table, update_readme_section
+from helpers.devtools import chapter_notebooks, execute_notebook, update_readme_section
+from helpers.tables import format_table
 
 TARGETS = {"01": 120, "04": 60, "05": 180, "06": 180, "07": 60}  # seconds, from the issues; others: "a minute or two"
 
@@ -43,7 +44,7 @@ def main() -> None:
         note = (f"Measured by `python benchmarks/run_notebooks.py` on {time.strftime('%Y-%m-%d')}, "
                 f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each notebook in a "
                 "fresh kernel, one after the other (wall time includes the kernel start; CPU is the kernel's).")
-        table = markdown_table(["notebook", "wall s", "CPU s", "target s", "within"], rows + [["**total**", f"{total:.1f}", "", "", ""]])
+        table = format_table(rows + [["**total**", f"{total:.1f}", "", "", ""]], ["notebook", "wall s", "CPU s", "target s", "within"], markdown=True)
         update_readme_section("perf-notebooks", note + "\n\n" + table)
 
 

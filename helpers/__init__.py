@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "data"
 NOTEBOOKS_DIR = ROOT / "notebooks"
 
-__all__ = ["ROOT", "DATA_DIR", "NOTEBOOKS_DIR", "set_seed", "get_device", "setup"]
+__all__ = ["ROOT", "DATA_DIR", "NOTEBOOKS_DIR", "set_seed", "get_device", "setup", "to_numpy"]
 
 
 def set_seed(seed: int) -> None:
@@ -38,8 +38,10 @@ def get_device() -> torch.device:
 def setup(seed: int = 0, threads: int = 1, quiet: bool = False) -> torch.device:
     """The one call every notebook's first cell makes: seed, torch threads, plot style, device; prints one line.
 
-    One torch thread is the default: the course's small models ran about 10x faster with one thread
-    than with two on a 2-core laptop (see benchmarks/).
+    One torch thread is the default: while another job shares a 2-core machine (as when `make test` runs two
+    notebooks at once) a second thread made the course's models 2.5-3.3x slower, and on an idle machine it
+    saved wall time only by spending more CPU (README, "Torch threads"; benchmarks/bench_threads.py).
+    A fixed thread count also keeps the committed, strictly compared outputs reproducible.
     """
     set_seed(seed)
     torch.set_num_threads(threads)
@@ -53,3 +55,13 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False) -> torch.device:
             f" | torch {torch.__version__.split('+')[0]} | device {device.type} | threads {threads} | seed {seed}"
         )
     return device
+
+
+def to_numpy(x, dtype=np.float64) -> np.ndarray:
+    """Any tensor (even one that requires grad), array, list or number as a NumPy array of `dtype`."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach().cpu()
+        if x.dtype == torch.bool and dtype is not bool:
+            x = x.to(torch.uint8)
+        return x.numpy().astype(dtype, copy=False)
+    return np.asarray(x, dtype=dtype)

@@ -20,6 +20,8 @@ __all__ = [
     "softmax",
     "masked_softmax",
     "scaled_dot_product_attention",
+    "Scorer",
+    "register_scorer",
     "AdditiveAttention",
     "MultiplicativeAttention",
     "DotProductAttention",
@@ -119,14 +121,39 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, dropout_p: floa
     return torch.matmul(weights, V), weights
 
 
-class _Scorer(nn.Module):
-    """Shared part of the four scorers: check shapes, mask, softmax, dropout on the weights, weighted sum."""
+class Scorer(nn.Module):
+    """Base of every scorer: check shapes, mask, softmax, dropout on the weights, weighted sum.
+
+    A subclass says what differs about it on the class itself, so code that builds scorers reads the class
+    and never a list of names:
+
+    * ``score(query, keys)``: the raw scores;
+    * ``needs_equal_sizes``: True when query and key vectors must have the same size (dot products);
+    * ``has_parameters``: False for scorers that learn nothing; ``formula`` and
+      ``expected_parameters(d_q, d_k, h)``: its parameter count, written out (tests compare it with the module);
+    * ``from_sizes(query_size, key_size, hidden_size, dropout)``: how to build it from the sizes a model has
+      (the default calls ``cls(dropout=dropout)``; scorers with weights override it).
+
+    Register a new scorer with one line, ``register_scorer("name")(MyScorer)`` or the decorator form.
+    """
 
     needs_equal_sizes = False
+    has_parameters = False
+    formula = "0"
 
     def __init__(self, dropout: float = 0.0):
         super().__init__()
         self.dropout = nn.Dropout(dropout)
+
+    @classmethod
+    def expected_parameters(cls, query_size: int, key_size: int, hidden_size: int) -> int:
+        """The parameter count `formula` gives for these sizes (0 for a scorer without parameters)."""
+        return 0
+
+    @classmethod
+    def from_sizes(cls, query_size: int, key_size: int, hidden_size: int, dropout: float = 0.0) -> "Scorer":
+        """Build this scorer for queries of `query_size` and keys of `key_size` (hidden_size: additive layer)."""
+        return cls(dropout=dropout)
 
     def score(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         """Raw scores  # (batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
@@ -161,8 +188,36 @@ class _Scorer(nn.Module):
         return torch.bmm(weights, values), weights
 
 
-class AdditiveAttention(_Scorer):
-    """Bahdanau: score = vᵀ tanh(W_q q + W_k k), i.e. vᵀ tanh(W [q; k]) with W = [W_q | W_k]."""
+SCORERS: dict[str, type[Scorer]] = {}
+
+
+def register_scorer(name: str):
+    """Class decorator: make a Scorer subclass buildable by name (``SCORERS[name]``, ``make_model(scorer=name)``)."""
+    def add(cls: type[Scorer]) -> type[Scorer]:
+        if not (isinstance(cls, type) and issubclass(cls, Scorer)):
+            raise TypeError(f"register_scorer({name!r}) expects a subclass of helpers.attention.Scorer, got {cls!r}")
+        SCORERS[name] = cls
+        cls.name = name
+        return cls
+    return add
+
+
+@register_scorer("additive")
+class AdditiveAttention(Scorer):
+    """Bahdanau's scorer: score = vᵀ tanh(W_q q + W_k k), i.e. vᵀ tanh(W [q; k]) with W = [W_q | W_k]."""
+
+    has_parameters = True
+    formula = "h·(d_q + d_k) + h"
+
+    @classmethod
+    def from_sizes(cls, query_size, key_size, hidden_size, dropout=0.0):
+        """W_q (query_size -> hidden_size), W_k (key_size -> hidden_size), v (hidden_size -> 1)."""
+        return cls(query_size, key_size, hidden_size, dropout=dropout)
+
+    @classmethod
+    def expected_parameters(cls, query_size, key_size, hidden_size):
+        """W = [W_q | W_k] has h·(d_q + d_k) numbers and v has h (no biases)."""
+        return hidden_size * (query_size + key_size) + hidden_size
 
     def __init__(self, query_size: int, key_size: int, hidden_size: int, dropout: float = 0.0):
         super().__init__(dropout)
@@ -176,8 +231,22 @@ class AdditiveAttention(_Scorer):
         return self.v(features).squeeze(-1)
 
 
-class MultiplicativeAttention(_Scorer):
-    """Luong "general": score = qᵀ W k; query and key sizes may differ."""
+@register_scorer("multiplicative")
+class MultiplicativeAttention(Scorer):
+    """Luong's "general" scorer: score = qᵀ W k; query and key sizes may differ."""
+
+    has_parameters = True
+    formula = "d_q·d_k"
+
+    @classmethod
+    def from_sizes(cls, query_size, key_size, hidden_size, dropout=0.0):
+        """W (key_size -> query_size); hidden_size is not used."""
+        return cls(query_size, key_size, dropout=dropout)
+
+    @classmethod
+    def expected_parameters(cls, query_size, key_size, hidden_size):
+        """W has d_q·d_k numbers (no bias)."""
+        return query_size * key_size
 
     def __init__(self, query_size: int, key_size: int, dropout: float = 0.0):
         super().__init__(dropout)
@@ -188,7 +257,8 @@ class MultiplicativeAttention(_Scorer):
         return torch.bmm(query, self.W(keys).transpose(1, 2))
 
 
-class DotProductAttention(_Scorer):
+@register_scorer("dot")
+class DotProductAttention(Scorer):
     """score = qᵀ k: no parameters; query and key sizes must match."""
 
     needs_equal_sizes = True
@@ -198,6 +268,7 @@ class DotProductAttention(_Scorer):
         return torch.bmm(query, keys.transpose(1, 2))
 
 
+@register_scorer("scaled_dot")
 class ScaledDotProductAttention(DotProductAttention):
     """score = qᵀ k / sqrt(d_k): the Transformer's scorer; sizes must match."""
 
@@ -205,10 +276,3 @@ class ScaledDotProductAttention(DotProductAttention):
         """(batch, n_q, d) , (batch, n_k, d) -> (batch, n_q, n_k)"""
         return super().score(query, keys) / math.sqrt(keys.shape[-1])
 
-
-SCORERS = {
-    "additive": AdditiveAttention,
-    "multiplicative": MultiplicativeAttention,
-    "dot": DotProductAttention,
-    "scaled_dot": ScaledDotProductAttention,
-}

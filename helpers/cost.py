@@ -1,4 +1,4 @@
-"""What attention costs: timing, peak memory, the fitted exponent, and the arithmetic of n x n matrices.
+"""What attention costs: parameters, timing, peak memory, the fitted exponent, the arithmetic of n x n matrices.
 
 Two honest ways to see peak memory on a CPU (``tracemalloc`` does not see torch's allocations):
 
@@ -25,8 +25,10 @@ import numpy as np
 import torch
 
 __all__ = [
+    "count_parameters",
     "random_qkv",
     "time_call",
+    "quiet_stderr",
     "peak_tracked_bytes",
     "peak_rss_bytes",
     "saved_for_backward",
@@ -44,6 +46,11 @@ MiB = 2**20
 GiB = 2**30
 
 
+def count_parameters(module: torch.nn.Module) -> int:
+    """Number of trainable numbers in a module (0 for the dot-product scorers)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+
+
 def random_qkv(n: int, d: int = 64, batch: int = 1, heads: int = 1, seed: int = 0,
                dtype: torch.dtype = torch.float32, requires_grad: bool = False):
     """Seeded random Q, K, V of unit variance.  -> three tensors (batch, heads, n, d)"""
@@ -54,26 +61,28 @@ def random_qkv(n: int, d: int = 64, batch: int = 1, heads: int = 1, seed: int = 
                  for _ in range(3))
 
 
-def time_call(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> dict[str, float]:
-    """Median seconds of `repeats` calls of fn(): {'wall': perf_counter seconds, 'cpu': process CPU seconds}.
+def time_call(fn: Callable[[], object], repeats: int = 5, warmup: int = 1, number: int = 1) -> dict[str, float]:
+    """Seconds per call of fn(): {'wall': perf_counter seconds, 'cpu': process CPU seconds}, each the median
+    over `repeats` runs of `number` calls (after `warmup` calls that are not timed).
 
     CPU seconds count only this process's work, so they stay meaningful when other jobs share the cores.
     """
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if repeats < 1 or number < 1:
+        raise ValueError(f"repeats and number must be at least 1, got repeats={repeats}, number={number}")
     for _ in range(warmup):
         fn()
     wall, cpu = [], []
     for _ in range(repeats):
         w0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        cpu.append(time.process_time() - c0)
-        wall.append(time.perf_counter() - w0)
+        for _ in range(number):
+            fn()
+        cpu.append((time.process_time() - c0) / number)
+        wall.append((time.perf_counter() - w0) / number)
     return {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
 
 
 @contextlib.contextmanager
-def _quiet_stderr():
+def quiet_stderr():
     """Silence the OS-level stderr (the profiler's C++ start/stop lines) for the duration of the block."""
     try:
         sys.stderr.flush()
@@ -100,7 +109,7 @@ def peak_tracked_bytes(fn: Callable[[], object]) -> int:
     from torch.profiler import ProfilerActivity, profile
 
     gc.collect()
-    with _quiet_stderr():
+    with quiet_stderr():
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             result = fn()
             del result
@@ -154,7 +163,7 @@ def called_ops(fn: Callable[[], object], contains: str = "") -> list[str]:
     """Names of the torch operators that fn() runs (e.g. 'aten::bmm'), sorted, only those containing `contains`."""
     from torch.profiler import ProfilerActivity, profile
 
-    with _quiet_stderr():
+    with quiet_stderr():
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             result = fn()
             del result

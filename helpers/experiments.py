@@ -1,45 +1,21 @@
-"""Plumbing for chapter 05: count and time scorers, train model configs over seeds, summarise and plot the results.
+"""Experiments over configs and seeds: time scorers, train configs, summarise, compare (plots: helpers.plotting).
 
 The experiment functions return a *tidy table*: a list of dicts, one row per (config, seed, evaluation set),
 so that any summary (mean over seeds, spread, a pivot by bucket) is one call to `summarize` or `pivot`.
 """
 from __future__ import annotations
 
-import math
 import statistics
-import time
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import torch
-import torch.nn as nn
 
-__all__ = [
-    "count_parameters", "time_call", "time_scorers", "run_experiment", "summarize", "pivot",
-    "format_table", "compare_variants", "plot_by_set", "plot_seed_points",
-]
+from helpers.cost import count_parameters, time_call
+
+__all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "compare_variants"]
 
 
-# ---------------------------------------------------------------- parameters and speed
-def count_parameters(module: nn.Module) -> int:
-    """Number of trainable numbers in a module (0 for the dot-product scorers)."""
-    return sum(p.numel() for p in module.parameters() if p.requires_grad)
-
-
-def time_call(fn: Callable[[], object], repeats: int = 7, number: int = 5, warmup: int = 2) -> float:
-    """Median CPU seconds (time.process_time) of one call of fn(), over `repeats` runs of `number` calls each."""
-    if repeats < 1 or number < 1:
-        raise ValueError(f"repeats and number must be at least 1, got repeats={repeats}, number={number}")
-    for _ in range(warmup):
-        fn()
-    runs = []
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(number):
-            fn()
-        runs.append((time.process_time() - start) / number)
-    return statistics.median(runs)
-
-
+# ---------------------------------------------------------------- speed
 def time_scorers(scorers: dict, batch: int = 64, n_q: int = 20, n_k: int = 40, d_q: int = 128, d_k: int = 128,
                  d_v: int | None = None, repeats: int = 7, number: int = 5, seed: int = 0) -> dict:
     """{name: {"params", "cpu_ms"}} for scorer modules called on random query (batch, n_q, d_q), keys (batch, n_k, d_k).
@@ -58,7 +34,8 @@ def time_scorers(scorers: dict, batch: int = 64, n_q: int = 20, n_k: int = 40, d
             with torch.no_grad():
                 return module(query, keys, values)
 
-        out[name] = {"params": count_parameters(module), "cpu_ms": 1e3 * time_call(call, repeats, number)}
+        seconds = time_call(call, repeats=repeats, warmup=2, number=number)["cpu"]
+        out[name] = {"params": count_parameters(module), "cpu_ms": 1e3 * seconds}
     return out
 
 
@@ -100,7 +77,7 @@ def run_experiment(configs: dict, train_pairs: Sequence, eval_sets: dict, steps:
 
 
 # ---------------------------------------------------------------- summaries
-def _ordered(values: Iterable) -> list:
+def ordered(values: Iterable) -> list:
     """Unique values in first-seen order."""
     return list(dict.fromkeys(values))
 
@@ -123,22 +100,20 @@ def summarize(rows: Sequence[dict], value: str = "bleu", by: Sequence[str] = ("c
 def pivot(rows: Sequence[dict], value: str = "bleu", index: str = "config", columns: str = "set") -> dict:
     """{index value: {column value: mean of `value`}}, keeping first-seen order (a config by bucket table)."""
     stats = summarize(rows, value, by=(index, columns))
-    table: dict = {i: {} for i in _ordered(r[index] for r in rows)}
+    table: dict = {i: {} for i in ordered(r[index] for r in rows)}
     for (i, c), s in stats.items():
         table[i][c] = s["mean"]
     return table
 
 
-def format_table(table: dict, digits: int = 1, index_name: str = "") -> str:
-    """A fixed-width text table of {row: {column: number}} with numbers rounded to `digits`."""
-    columns = _ordered(c for row in table.values() for c in row)
-    width = max([len(index_name)] + [len(str(r)) for r in table]) + 2
-    cells = [max(len(str(c)), digits + 5) + 2 for c in columns]
-    lines = [index_name.ljust(width) + "".join(str(c).rjust(w) for c, w in zip(columns, cells))]
-    for name, row in table.items():
-        lines.append(str(name).ljust(width) + "".join(
-            (f"{row[c]:.{digits}f}" if c in row else "-").rjust(w) for c, w in zip(columns, cells)))
-    return "\n".join(lines)
+def by_bucket(rows: Sequence[dict], value: str = "bleu") -> dict:
+    """{config: {set: {value: mean, value_min: min, value_max: max}}}: a tidy table in the form
+    `helpers.plotting.plot_quality_by_length` draws (a band for the seed-to-seed range)."""
+    stats = summarize(rows, value, by=("config", "set"))
+    out: dict = {c: {} for c in ordered(r["config"] for r in rows)}
+    for (config, set_name), st in stats.items():
+        out[config][set_name] = {value: st["mean"], f"{value}_min": st["min"], f"{value}_max": st["max"]}
+    return out
 
 
 def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu") -> dict:
@@ -169,52 +144,3 @@ def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value:
         verdict = "no clear difference"
     return dict(a=a, b=b, set=set_name, mean_a=statistics.fmean(va.values()), mean_b=statistics.fmean(vb.values()),
                 diff=diff, diffs=diffs, seeds=seeds, spread=spread, verdict=verdict)
-
-
-# ---------------------------------------------------------------- plots
-def plot_by_set(rows: Sequence[dict], value: str = "bleu", ax=None, title: str = "BLEU by source length",
-                xlabel: str = "source length (tokens)", ylabel: str = "BLEU (0-100)", styles: dict | None = None):
-    """One line per config across the evaluation sets (mean over seeds, min-max band when there are several)."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7, 4))
-    stats = summarize(rows, value, by=("config", "set"))
-    sets = _ordered(r["set"] for r in rows)
-    missing = {"mean": math.nan, "min": math.nan, "max": math.nan, "n": 0}
-    for config in _ordered(r["config"] for r in rows):
-        s = [stats.get((config, x), missing) for x in sets]
-        style = (styles or {}).get(config, {})
-        line, = ax.plot(sets, [g["mean"] for g in s], marker="o", label=config, **style)
-        if any(g["n"] > 1 for g in s):
-            ax.fill_between(sets, [g["min"] for g in s], [g["max"] for g in s], color=line.get_color(), alpha=0.15)
-    ax.set(title=title, xlabel=xlabel, ylabel=ylabel, ylim=(0, 102))
-    ax.legend()
-    return ax
-
-
-def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", ax=None, title: str = "",
-                     xlabel: str = "variant", ylabel: str = "BLEU (0-100)"):
-    """For each config on one set: one dot per seed and the mean with a ±1 std bar."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
-    sub = [r for r in rows if r["set"] == set_name]
-    configs = _ordered(r["config"] for r in sub)
-    stats = summarize(sub, value, by=("config",))
-    seeds = _ordered(r["seed"] for r in sub)
-    offsets = {s: (i - (len(seeds) - 1) / 2) * 0.08 for i, s in enumerate(seeds)}
-    for i, seed in enumerate(seeds):
-        pts = [(x + offsets[seed], r[value]) for x, c in enumerate(configs) for r in sub
-               if r["config"] == c and r["seed"] == seed]
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=28, alpha=0.7, label=f"seed {seed}")
-    means = [stats[(c,)]["mean"] for c in configs]
-    stds = [stats[(c,)]["std"] for c in configs]
-    ax.errorbar(range(len(configs)), means, yerr=stds, fmt="_", color="black", markersize=28, capsize=6,
-                elinewidth=1.5, label="mean ± 1 std")
-    ax.set_xticks(range(len(configs)), configs)
-    ax.set(title=title or f"{value} on {set_name}, one dot per seed", xlabel=xlabel, ylabel=ylabel)
-    ax.set_xlim(-0.5, len(configs) - 0.5)
-    ax.legend(fontsize=8, loc="best")
-    return ax

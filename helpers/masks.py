@@ -1,22 +1,13 @@
-"""Attention masks: padding and causal masks, and a picture of a mask.
+"""Attention masks: the one padding-mask builder and the causal mask (pictures: helpers.plotting.plot_mask).
 
 Convention (the same as ``helpers.attention`` and torch's boolean ``attn_mask``): True where a key MAY be
 attended, False where it is hidden. Masks are built so they broadcast against scores of shape (batch, n_q, n_k).
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-import matplotlib.pyplot as plt
-import numpy as np
 import torch
-from matplotlib.colors import ListedColormap
 
-from helpers.plotting import check_token_labels, set_token_ticks
-
-__all__ = ["padding_mask", "causal_mask", "plot_mask", "MASK_COLOURS"]
-
-MASK_COLOURS = ("#d9d9d9", "#2c7fb8")  # hidden, visible
+__all__ = ["padding_mask", "causal_mask"]
 
 
 def padding_mask(lengths, max_len: int | None = None) -> torch.Tensor:
@@ -55,32 +46,3 @@ def causal_mask(n_queries: int, n_keys: int | None = None) -> torch.Tensor:
     offset = n_keys - n_queries
     return torch.ones(n_queries, n_keys, dtype=torch.bool).tril(diagonal=offset)
 
-
-def plot_mask(
-    mask,
-    keys: Sequence[str] | None = None,
-    queries: Sequence[str] | None = None,
-    ax=None,
-    title: str = "Mask",
-    xlabel: str = "keys",
-    ylabel: str = "queries",
-):
-    """Draw a boolean mask as a two-colour grid (blue visible, grey hidden) with token ticks.  mask (n_q, n_k) -> Axes"""
-    m = mask.detach().cpu().numpy() if isinstance(mask, torch.Tensor) else np.asarray(mask)
-    if m.ndim != 2:
-        raise ValueError(f"plot_mask expects a mask of shape (n_queries, n_keys); got shape {tuple(m.shape)}")
-    n_q, n_k = m.shape
-    check_token_labels(m.shape, keys, queries, what="mask")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(max(3.2, 1.6 + 0.32 * n_k), max(2.2, 1.2 + 0.3 * n_q)))
-    ax.imshow(m.astype(float), vmin=0, vmax=1, cmap=ListedColormap(MASK_COLOURS), aspect="auto",
-              interpolation="nearest")
-    set_token_ticks(ax, n_q, n_k, keys, queries)
-    ax.set_xticks(np.arange(-0.5, n_k), minor=True)
-    ax.set_yticks(np.arange(-0.5, n_q), minor=True)
-    ax.grid(which="minor", color="white", linewidth=1)
-    ax.tick_params(which="minor", length=0)
-    ax.set_xlabel(f"{xlabel}\n(blue: visible, grey: hidden)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    return ax

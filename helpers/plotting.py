@@ -1,12 +1,29 @@
-"""Plotting for the course: one style, and one attention heatmap used everywhere."""
+"""Every plot of the course: one style, the attention heatmap, masks, curves by length, and one figure-to-PNG.
+
+The interactive explorers (helpers.widgets) draw with these functions; a notebook or a test can call them
+directly for a static picture.
+"""
 from __future__ import annotations
 
+import io
+import math
 from typing import Sequence
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from helpers import to_numpy
+
+__all__ = [
+    "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
+    "set_token_ticks", "plot_attention", "plot_mask", "draw_lookback", "plot_quality_by_length", "plot_probe",
+    "plot_gradient_by_length", "plot_seed_points", "figure_png",
+]
 
 COURSE_STYLE = {
     "figure.figsize": (6.0, 3.6),
@@ -25,17 +42,13 @@ COURSE_STYLE = {
     "svg.hashsalt": "learning-to-attend",
 }
 ATTENTION_CMAP = "viridis"
+KEY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink")
+MASK_COLOURS = ("#d9d9d9", "#2c7fb8")  # hidden, visible
 
 
 def use_course_style() -> None:
     """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure."""
     mpl.rcParams.update(COURSE_STYLE)
-
-
-def _to_numpy(x) -> np.ndarray:
-    if isinstance(x, torch.Tensor):
-        return x.detach().cpu().double().numpy()
-    return np.asarray(x, dtype=float)
 
 
 def check_token_labels(shape, keys=None, queries=None, what: str = "weights") -> None:
@@ -69,7 +82,7 @@ def plot_attention(
 
     weights: (n_queries, n_keys), a tensor or array. Returns the matplotlib Axes.
     """
-    w = _to_numpy(weights)
+    w = to_numpy(weights)
     if w.ndim != 2:
         raise ValueError(f"plot_attention expects weights of shape (n_queries, n_keys); got shape {tuple(w.shape)}")
     n_q, n_k = w.shape
@@ -93,3 +106,185 @@ def plot_attention(
     if colorbar:
         ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="weight (0-1)")
     return ax
+
+
+def plot_mask(
+    mask,
+    keys: Sequence[str] | None = None,
+    queries: Sequence[str] | None = None,
+    ax=None,
+    title: str = "Mask",
+    xlabel: str = "keys",
+    ylabel: str = "queries",
+):
+    """Draw a boolean mask as a two-colour grid (blue visible, grey hidden) with token ticks.  mask (n_q, n_k) -> Axes"""
+    m = to_numpy(mask)
+    if m.ndim != 2:
+        raise ValueError(f"plot_mask expects a mask of shape (n_queries, n_keys); got shape {tuple(m.shape)}")
+    n_q, n_k = m.shape
+    check_token_labels(m.shape, keys, queries, what="mask")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(3.2, 1.6 + 0.32 * n_k), max(2.2, 1.2 + 0.3 * n_q)))
+    ax.imshow((m != 0).astype(float), vmin=0, vmax=1, cmap=ListedColormap(MASK_COLOURS), aspect="auto",
+              interpolation="nearest")
+    set_token_ticks(ax, n_q, n_k, keys, queries)
+    ax.set_xticks(np.arange(-0.5, n_k), minor=True)
+    ax.set_yticks(np.arange(-0.5, n_q), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1)
+    ax.tick_params(which="minor", length=0)
+    ax.set_xlabel(f"{xlabel}\n(blue: visible, grey: hidden)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    return ax
+
+
+def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
+                  title: str = "The decoder looks back at every input word"):
+    """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight.
+
+    weights: (n_targets, n_sources), each row summing to 1. Returns the Axes.
+    """
+    w = to_numpy(weights)
+    if w.shape != (len(targets), len(sources)):
+        raise ValueError(f"weights have shape {w.shape}; expected (n_targets, n_sources) = "
+                         f"({len(targets)}, {len(sources)})")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(4.5, 1.1 * max(len(sources), len(targets))), 3.0))
+    xs = np.linspace(0, 1, len(sources)) if len(sources) > 1 else np.array([0.5])
+    xt = np.linspace(0, 1, len(targets)) if len(targets) > 1 else np.array([0.5])
+    for t in range(len(targets)):
+        colour = KEY_COLOURS[t % len(KEY_COLOURS)]
+        for s in range(len(sources)):
+            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=0.3 + 9 * w[t, s], alpha=0.15 + 0.85 * w[t, s],
+                    solid_capstyle="round")
+    for x, tok in zip(xs, sources):
+        ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
+    for t, (x, tok) in enumerate(zip(xt, targets)):
+        ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
+                color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
+    ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
+    ax.set_yticks([0, 1], ["encoder\n(input words)", "decoder\n(output steps)"])
+    ax.set_xticks([])
+    ax.set_xlabel("line width = attention weight")
+    for side in ("left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(left=False)
+    return ax
+
+
+METRIC_LABELS = {"bleu": "BLEU (0-100)", "exact": "exact match (%)", "align": "alignment accuracy (%)",
+                 "mass": "attention mass on the gold words (%)"}
+
+
+def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=None, unseen: str | None = None,
+                           title: str | None = None, styles: dict | None = None):
+    """Quality (0-100) by source-length bucket, one line per model; the bucket longer than training is shaded.
+
+    results: {model: {bucket: {metric: value, ...}}} as `helpers.training.evaluate_buckets` returns per model;
+    when a bucket also has f"{metric}_min" and f"{metric}_max" (several seeds, `helpers.experiments.by_bucket`),
+    a band shows the range. unseen: the bucket to shade (None: `helpers.toylang.UNSEEN_BUCKET` when present).
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    if unseen is None:
+        from helpers import toylang
+
+        unseen = getattr(toylang, "UNSEEN_BUCKET", None)
+    buckets = list(dict.fromkeys(b for res in results.values() for b in res))
+    nan = {metric: math.nan}
+    for name, res in results.items():
+        style = dict(marker="o")
+        style.update((styles or {}).get(name, {}))
+        cells = [res.get(b, nan) for b in buckets]
+        (line,) = ax.plot(range(len(buckets)), [c.get(metric, math.nan) for c in cells], label=name, **style)
+        if any(f"{metric}_min" in c for c in cells):
+            ax.fill_between(range(len(buckets)), [c.get(f"{metric}_min", math.nan) for c in cells],
+                            [c.get(f"{metric}_max", math.nan) for c in cells], color=line.get_color(), alpha=0.15)
+    ticks = list(buckets)
+    if unseen in buckets:
+        k = buckets.index(unseen)
+        ax.axvspan(k - 0.4, k + 0.4, color="0.9", zorder=0)
+        ticks[k] = f"{unseen}\n(unseen length)"
+    ax.set_xticks(range(len(buckets)))
+    ax.set_xticklabels(ticks)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("source sentence length (words)")
+    ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+    ax.set_title(title or f"{METRIC_LABELS.get(metric, metric)} by sentence length")
+    ax.legend(loc="best")
+    return ax
+
+
+def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, ax=None):
+    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance (in %)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    for label, by_bucket in curves.items():
+        ax.plot(list(by_bucket), list(by_bucket.values()), marker="o", label=label)
+    ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
+    ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
+    return ax
+
+
+def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=None):
+    """Gradient norm reaching the first word against sentence length, log scale: curves = {label: {length: norm}}."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    for label, by_length in curves.items():
+        ax.semilogy(list(by_length), list(by_length.values()), marker="o", label=label)
+    ax.set(title=title, xlabel="source sentence length (words)", ylabel="|d loss / d first word| (log scale)")
+    ax.legend(loc="best")
+    return ax
+
+
+def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", ax=None, title: str = "",
+                     xlabel: str = "variant", ylabel: str = "BLEU (0-100)"):
+    """For each config on one set of a tidy table (helpers.experiments): one dot per seed, the mean ± 1 std."""
+    from helpers.experiments import ordered, summarize
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    sub = [r for r in rows if r["set"] == set_name]
+    configs = ordered(r["config"] for r in sub)
+    stats = summarize(sub, value, by=("config",))
+    seeds = ordered(r["seed"] for r in sub)
+    offsets = {s: (i - (len(seeds) - 1) / 2) * 0.08 for i, s in enumerate(seeds)}
+    for seed in seeds:
+        pts = [(x + offsets[seed], r[value]) for x, c in enumerate(configs) for r in sub
+               if r["config"] == c and r["seed"] == seed]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=28, alpha=0.7, label=f"seed {seed}")
+    means = [stats[(c,)]["mean"] for c in configs]
+    stds = [stats[(c,)]["std"] for c in configs]
+    ax.errorbar(range(len(configs)), means, yerr=stds, fmt="_", color="black", markersize=28, capsize=6,
+                elinewidth=1.5, label="mean ± 1 std")
+    ax.set_xticks(range(len(configs)), configs)
+    ax.set(title=title or f"{value} on {set_name}, one dot per seed", xlabel=xlabel, ylabel=ylabel)
+    ax.set_xlim(-0.5, len(configs) - 0.5)
+    ax.legend(fontsize=8, loc="best")
+    return ax
+
+
+def figure_png(fig: Figure, compress_level: int = 1, close: bool = False) -> bytes:
+    """PNG bytes of a figure, fast (Agg draw + light compression, no bbox=tight pass); close=True closes it.
+
+    For an explorer figure drawn with blit=True (helpers.widgets), only the moving artists are redrawn over
+    the cached background.
+    """
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    view = getattr(fig, "_qk_view", None)
+    if view is not None and view.blit:
+        if view.background is None:
+            canvas.draw()  # everything that does not move
+            view.background = canvas.copy_from_bbox(fig.bbox)
+        else:
+            canvas.restore_region(view.background)
+        for artist in view.dynamic:
+            fig.draw_artist(artist)
+    else:
+        canvas.draw()
+    buf = io.BytesIO()
+    PILImage.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=compress_level)
+    if close:
+        plt.close(fig)
+    return buf.getvalue()

@@ -4,10 +4,12 @@
   (Cho et al. 2014: it is fed in again at every step).
 * ``AttentionDecoder``: at every step the decoder state asks a scorer module
   (``forward(query, keys, values, mask) -> (context, weights)``, see helpers.attention) for a context
-  vector built from ALL encoder states (Luong-style: the query is the current decoder state).
+  vector built from ALL encoder states (Luong's wiring: the query is the current decoder state s_t, and the
+  context is combined with s_t after the recurrent step).
 
 Build one with ``make_model(kind="attention" | "none", scorer=None, emb=64, hidden=128, ...)``.
-Shapes: src (batch, n_src) ids, src_mask (batch, n_src) True at real tokens, tgt_in (batch, n_tgt) ids.
+Shapes: src (batch, n_src) ids, src_mask (batch, 1, n_src) True at real tokens (``helpers.masks.padding_mask``),
+tgt_in (batch, n_tgt) ids. The interactive translation explorer is in ``helpers.widgets``.
 """
 from __future__ import annotations
 
@@ -19,20 +21,21 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.attention import SCORERS, AdditiveAttention
+from helpers.attention import SCORERS
+from helpers.cost import count_parameters
+from helpers.masks import padding_mask
 from helpers.toylang import Vocab, source_vocab, target_vocab
 
 __all__ = [
     "Batch", "make_batch", "length_batches", "Encoder", "EncoderOutput", "FixedContextDecoder",
-    "AttentionDecoder", "Seq2Seq", "make_model", "make_scorer", "greedy_decode", "greedy_translate", "forced_attention",
-    "Shown", "tokenize_source", "translate_and_show", "figure_png", "translation_explorer",
+    "AttentionDecoder", "Seq2Seq", "make_model", "greedy_decode", "greedy_translate", "forced_attention",
 ]
 
 
 # ---------------------------------------------------------------- batching
 @dataclass
 class Batch:
-    """Padded tensors for a list of pairs. src (B, S), src_mask (B, S), tgt_in/tgt_out (B, T+1)."""
+    """Padded tensors for a list of pairs. src (B, S), src_mask (B, 1, S) True at real tokens, tgt_in/tgt_out (B, T+1)."""
 
     src: torch.Tensor
     src_lengths: torch.Tensor
@@ -56,7 +59,7 @@ def make_batch(pairs, src_vocab: Vocab, tgt_vocab: Vocab | None = None) -> Batch
         raise ValueError("cannot batch an empty source sentence")
     src = _pad([src_vocab.encode(s) for s in srcs], src_vocab.pad_id)
     lengths = torch.tensor([len(s) for s in srcs], dtype=torch.long)
-    mask = torch.arange(src.shape[1])[None, :] < lengths[:, None]
+    mask = padding_mask(lengths, src.shape[1])                  # (B, 1, S)
     tgt_in = tgt_out = None
     if tgt_vocab is not None and all(isinstance(p, tuple) for p in pairs):
         tgts = [tgt_vocab.encode(p[1]) for p in pairs]
@@ -80,7 +83,7 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int = 0) -> It
 # ---------------------------------------------------------------- encoder
 @dataclass
 class EncoderOutput:
-    """outputs (B, S, 2H) [forward; backward] states, summary (B, 2H), forward_final/backward_final (B, H)."""
+    """outputs (B, S, 2H) [forward; backward] states, summary (B, 2H), forward_final/backward_final (B, H), mask (B, 1, S)."""
 
     outputs: torch.Tensor
     summary: torch.Tensor
@@ -123,7 +126,7 @@ class Encoder(nn.Module):
         bwd_rev, _ = self.backward_rnn(_reverse_within_length(x_bwd, lengths))
         bwd_final = bwd_rev.gather(1, last.expand(-1, 1, bwd_rev.shape[2])).squeeze(1)  # state after the first word
         bwd = _reverse_within_length(bwd_rev, lengths)
-        outputs = torch.cat([fwd, bwd], dim=-1) * src_mask[:, :, None]
+        outputs = torch.cat([fwd, bwd], dim=-1) * src_mask.transpose(1, 2)           # padding states set to 0
         return EncoderOutput(outputs, torch.cat([fwd_final, bwd_final], dim=-1), fwd_final, bwd_final, src_mask)
 
 
@@ -157,7 +160,9 @@ class FixedContextDecoder(nn.Module):
 class AttentionDecoder(nn.Module):
     """GRU decoder that, at every step, attends over all encoder states with any scorer module.
 
-    scorer: module with forward(query (B, T, hidden), keys (B, S, key_size), values (B, S, 2H), mask (B, 1, S))
+    The wiring is Luong's: the query is the current state s_t (after the GRU step) and the context is combined
+    with s_t after the cell. scorer: any helpers.attention.Scorer, or a module with
+    forward(query (B, T, hidden), keys (B, S, key_size), values (B, S, 2H), mask (B, 1, S))
     -> (context (B, T, 2H), weights (B, T, S)). key_size is 2H, or `hidden` when project_keys is on
     (needed by dot-product scorers, whose query and key sizes must match).
     context_dropout: dropout on the context vector (the scorer's own `dropout` acts on the weights).
@@ -186,7 +191,7 @@ class AttentionDecoder(nn.Module):
         e = self.embedding(tgt_in)
         s, state = self.rnn(e, state)                                                  # (B, T, hidden)
         keys = self.key_proj(enc.outputs)
-        context, weights = self.scorer(s, keys, enc.outputs, mask=enc.mask[:, None, :])  # (B, T, 2H), (B, T, S)
+        context, weights = self.scorer(s, keys, enc.outputs, mask=enc.mask)   # (B, T, 2H), (B, T, S)
         context = self.context_dropout(context)
         logits = self.output(torch.tanh(self.pre_output(torch.cat([s, context, e], dim=-1))))
         return logits, weights, state
@@ -224,19 +229,8 @@ class Seq2Seq(nn.Module):
                                ignore_index=self.tgt_vocab.pad_id)
 
     def n_parameters(self) -> int:
-        """Number of trainable parameters."""
-        return sum(p.numel() for p in self.parameters() if p.requires_grad)
-
-
-def make_scorer(name: str, query_size: int, key_size: int, hidden_size: int, dropout: float = 0.0) -> nn.Module:
-    """One of helpers.attention.SCORERS built with the sizes the attention decoder uses."""
-    if name not in SCORERS:
-        raise ValueError(f"unknown scorer {name!r}; expected one of {sorted(SCORERS)}")
-    if name == "additive":
-        return AdditiveAttention(query_size, key_size, hidden_size, dropout=dropout)
-    if name == "multiplicative":
-        return SCORERS[name](query_size, key_size, dropout=dropout)
-    return SCORERS[name](dropout=dropout)
+        """Number of trainable parameters (helpers.cost.count_parameters of the whole model)."""
+        return count_parameters(self)
 
 
 def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, emb: int = 64, hidden: int = 128,
@@ -244,9 +238,11 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
                bidirectional: bool = True, project_keys: bool | None = None, seed: int | None = None) -> Seq2Seq:
     """Build a translator for the toy languages.
 
-    kind: "attention" or "none" (fixed context). scorer: None (additive, Bahdanau), a name from
-    helpers.attention.SCORERS, or any module with forward(query, keys, values, mask) -> (context, weights);
-    a module gets query size `hidden` and key size 2*hidden (bidirectional) or `hidden` with project_keys=True.
+    kind: "attention" or "none" (fixed context). scorer: None (additive, Bahdanau's scorer), a name from
+    helpers.attention.SCORERS (built with its class's `from_sizes`), or any module with
+    forward(query, keys, values, mask) -> (context, weights); a module gets query size `hidden` and key size
+    2*hidden (bidirectional) or `hidden` with project_keys=True. project_keys=None follows the scorer's class
+    attribute `needs_equal_sizes` (dot products need queries and keys of one size).
     attn_hidden: size of the additive scorer's hidden layer (64 keeps training fast on a CPU; None: `hidden`).
     attn_dropout builds a named scorer with dropout on the weights; context_dropout drops context entries.
     seed: seed torch before creating parameters (same seed, same initial weights).
@@ -266,11 +262,17 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
         decoder = FixedContextDecoder(len(tgt_vocab), emb, hidden, ctx)
     else:
         name = scorer if isinstance(scorer, str) else ("additive" if scorer is None else type(scorer).__name__)
-        if project_keys is None:
-            project_keys = name in ("dot", "scaled_dot") or bool(getattr(scorer, "needs_equal_sizes", False))
-        key_size = hidden if project_keys else ctx
         if scorer is None or isinstance(scorer, str):
-            scorer = make_scorer(name, hidden, key_size, attn_hidden, dropout=attn_dropout)
+            if name not in SCORERS:
+                raise ValueError(f"unknown scorer {name!r}; expected one of {sorted(SCORERS)} or a Scorer module")
+            scorer_class: type = SCORERS[name]
+        else:
+            scorer_class = type(scorer)
+        if project_keys is None:
+            project_keys = bool(getattr(scorer_class, "needs_equal_sizes", False))
+        key_size = hidden if project_keys else ctx
+        if not isinstance(scorer, nn.Module):
+            scorer = scorer_class.from_sizes(hidden, key_size, attn_hidden, dropout=attn_dropout)
         elif attn_dropout:
             raise ValueError("attn_dropout only applies to a scorer built by name; give your module its own dropout")
         decoder = AttentionDecoder(len(tgt_vocab), emb, hidden, ctx, scorer, project_keys=project_keys,
@@ -286,8 +288,12 @@ def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
     """Greedy decoding of a batch: (token lists, weights) with weights a list of (n_out, n_src) tensors or Nones.
 
     Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words
-    (default: longest source + 10).
+    (default: longest source + 10). A model with its own `greedy_decode(batch, max_len)` method (the
+    Transformer of helpers.transformer) decodes itself; the result has the same form.
     """
+    own = getattr(model, "greedy_decode", None)
+    if callable(own):
+        return own(batch, max_len)
     was_training = model.training
     model.eval()
     try:
@@ -353,121 +359,3 @@ def forced_attention(model: Seq2Seq, pairs, batch_size: int = 100) -> list[torch
     finally:
         model.train(was_training)
     return out
-
-
-# ---------------------------------------------------------------- explorer
-@dataclass
-class Shown:
-    """What translate_and_show found: tokens, translation, reference, weights (n_out, n_src), a message, a figure."""
-
-    source: list
-    translation: list | None
-    reference: list | None
-    weights: torch.Tensor | None
-    message: str
-    figure: object | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the sentence could be translated (no unknown words, not empty)."""
-        return self.translation is not None
-
-
-def tokenize_source(sentence: str | Sequence[str]) -> list[str]:
-    """Lower-case words without punctuation: 'The dog sleeps.' -> ['the', 'dog', 'sleeps']."""
-    if not isinstance(sentence, str):
-        return [str(t) for t in sentence]
-    for ch in ".,;:!?\"'":
-        sentence = sentence.replace(ch, " ")
-    return sentence.lower().split()
-
-
-def _vocabulary_hint() -> str:
-    from helpers.toylang import _LISTS
-    return "; ".join(f"{cat.replace('_t', ' (transitive)').replace('_i', ' (intransitive)')}: {', '.join(ws[:4])}, ..."
-                     for cat, ws in _LISTS.items() if cat != "conj")
-
-
-def translate_and_show(model: Seq2Seq, sentence: str | Sequence[str], plot: bool = True) -> Shown:
-    """Translate one source sentence and draw its attention map (source words on x, translation on y).
-
-    Never raises on bad input: unknown words or an empty sentence give a Shown with a clear message
-    and no translation. The figure (if any) is returned open; close it when done (plt.close(shown.figure)).
-    """
-    from helpers import toylang
-
-    tokens = tokenize_source(sentence)
-    if not tokens:
-        return Shown([], None, None, None, "Type a sentence in the source language, e.g. 'the old dog sees a red car'.")
-    unknown = [t for t in tokens if t not in model.src_vocab]
-    if unknown:
-        words = ", ".join(f"'{w}'" for w in dict.fromkeys(unknown))
-        return Shown(tokens, None, None, None,
-                     f"Unknown word(s): {words}. The toy source language has only {len(toylang.LEXICON)} words "
-                     f"({_vocabulary_hint()} and 'and'). Try another word.")
-    (hyp,), (weights,) = greedy_translate(model, [tokens])
-    try:
-        reference, _ = toylang.translate(tokens)
-    except ValueError as err:
-        reference = None
-        verdict = f"(no reference: the grammar cannot parse this sentence, {err})"
-    else:
-        verdict = "(matches the reference)" if hyp == reference else f"(reference: {' '.join(reference)})"
-    message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or '(empty)'}  {verdict}"
-    figure = None
-    if plot and weights is not None and len(hyp) > 0:
-        from helpers.plotting import plot_attention
-
-        ax = plot_attention(weights, keys=tokens, queries=hyp, title=f"Attention while translating {len(tokens)} words",
-                            xlabel="source words", ylabel="translation (one row per output word)")
-        figure = ax.figure
-    elif weights is None:
-        message += "  [this model has no attention, so there is no map to draw]"
-    return Shown(tokens, hyp, reference, weights, message, figure)
-
-
-def figure_png(figure, close: bool = True) -> bytes:
-    """PNG bytes of a matplotlib figure (closed afterwards so the notebook does not show it again)."""
-    import io
-
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    figure.savefig(buf, format="png")
-    if close:
-        plt.close(figure)
-    return buf.getvalue()
-
-
-def translation_explorer(model: Seq2Seq, sentences: Sequence[str]):
-    """A thin widget layer over translate_and_show: a dropdown of sentences, a text box, the result and its map.
-
-    Updates happen kernel-side (HTML and Image widgets), so nothing is printed into the cell. The returned
-    VBox has a `.show(sentence)` method (what the widgets call) for tests and self-checks.
-    """
-    import html
-
-    import ipywidgets as widgets
-
-    pick = widgets.Dropdown(options=list(sentences), description="test sentence",
-                            layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
-    typed = widgets.Text(placeholder="...or type a source sentence and press Enter", continuous_update=False,
-                         description="your sentence", layout=widgets.Layout(width="95%"),
-                         style={"description_width": "initial"})
-    info = widgets.HTML()
-    image = widgets.Image(format="png")
-
-    def show(sentence):
-        shown = translate_and_show(model, sentence)
-        colour = "#1a7f37" if shown.ok else "#b35900"
-        info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
-        image.value = figure_png(shown.figure) if shown.figure is not None else b""
-        return shown
-
-    pick.observe(lambda change: show(change["new"]), names="value")
-    typed.observe(lambda change: show(change["new"]), names="value")
-    box = widgets.VBox([pick, typed, info, image])
-    box.show = show
-    if sentences:
-        show(pick.value)
-    return box

@@ -8,11 +8,10 @@ from typing import Sequence
 import torch
 
 from helpers.metrics import alignment_accuracy, corpus_bleu, exact_match
-from helpers.seq2seq import Seq2Seq, forced_attention, length_batches, make_batch, greedy_translate
+from helpers.seq2seq import Seq2Seq, forced_attention, greedy_translate, length_batches, make_batch
 
 __all__ = ["TrainLog", "train", "evaluate", "evaluate_buckets", "gradient_to_first_word", "gradient_by_length",
-           "final_states", "linear_probe_accuracy", "probe_nouns", "format_results", "plot_quality_by_length",
-           "plot_probe", "plot_gradient_by_length"]
+           "final_states", "linear_probe_accuracy", "probe_nouns", "results_table"]
 
 
 @dataclass
@@ -174,66 +173,12 @@ def probe_nouns(model: Seq2Seq, pairs: Sequence, state: str = "forward",
 
 
 # ---------------------------------------------------------------- reporting
-def format_results(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "exact")) -> str:
-    """A plain-text table: one row per bucket, one column per (model, metric); numbers to 1 decimal."""
-    names = list(results)
-    buckets = list(next(iter(results.values())))
-    head = ["bucket"] + [f"{m} {k}" for m in names for k in metrics if k in results[m][buckets[0]]]
-    rows = [[b] + [f"{results[m][b][k]:.1f}" for m in names for k in metrics if k in results[m][b]] for b in buckets]
-    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-    return "\n".join("  ".join(str(c).rjust(w) for c, w in zip(r, widths)) for r in [head] + rows)
-
-
-def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=None, unseen: str | None = "41-50",
-                           title: str | None = None, styles: dict | None = None):
-    """Quality (0-100) by source-length bucket, one line per model; the bucket longer than training is shaded."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 3.6))
-    labels = {"bleu": "BLEU", "exact": "exact match (%)", "align": "alignment accuracy (%)"}
-    buckets = list(next(iter(results.values())))
-    for name, res in results.items():
-        style = dict(marker="o")
-        style.update((styles or {}).get(name, {}))
-        ax.plot(range(len(buckets)), [res[b][metric] for b in buckets], label=name, **style)
-    ticks = list(buckets)
-    if unseen in buckets:
-        k = buckets.index(unseen)
-        ax.axvspan(k - 0.4, k + 0.4, color="0.9", zorder=0)
-        ticks[k] = f"{unseen}\n(unseen length)"
-    ax.set_xticks(range(len(buckets)))
-    ax.set_xticklabels(ticks)
-    ax.set_ylim(0, 105)
-    ax.set_xlabel("source sentence length (words)")
-    ax.set_ylabel(labels.get(metric, metric))
-    ax.set_title(title or f"{labels.get(metric, metric)} by sentence length")
-    ax.legend(loc="best")
-    return ax
-
-
-def plot_probe(curves: dict[str, dict[str, float]], title: str, ax=None, chance: float = 100 / 30):
-    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 3.6))
-    for label, by_bucket in curves.items():
-        ax.plot(list(by_bucket), list(by_bucket.values()), marker="o", label=label)
-    ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
-    ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
-    return ax
-
-
-def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=None):
-    """Gradient norm reaching the first word against sentence length, log scale: curves = {label: {length: norm}}."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 3.6))
-    for label, by_length in curves.items():
-        ax.semilogy(list(by_length), list(by_length.values()), marker="o", label=label)
-    ax.set(title=title, xlabel="source sentence length (words)", ylabel="|d loss / d first word| (log scale)")
-    ax.legend(loc="best")
-    return ax
+def results_table(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "exact")) -> dict:
+    """{bucket: {"model metric": value}} from {model: {bucket: {metric: value}}}, for helpers.tables.format_table."""
+    table: dict = {}
+    for model, by_bucket in results.items():
+        for bucket, res in by_bucket.items():
+            for k in metrics:
+                if k in res:
+                    table.setdefault(bucket, {})[f"{model} {k}"] = res[k]
+    return table

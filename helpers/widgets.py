@@ -1,4 +1,4 @@
-"""The Q/K explorer (chapter 03) and the "decoder looks back" picture (chapter 02).
+"""Every interactive explorer of the course: the Q/K explorer (chapter 03) and the translation explorer.
 
 Built the way `interact` is meant to be used: PLAIN functions compute and draw one state
 (`explorer_state`, `draw_explorer`), and the widget only wires sliders to them. So a notebook can
@@ -10,9 +10,10 @@ one reused matplotlib figure and replaces the PNG bytes of an `ipywidgets.Image`
 """
 from __future__ import annotations
 
-import io
+import html
 import math
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 import matplotlib.pyplot as plt
@@ -21,14 +22,15 @@ import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
-from PIL import Image as PILImage
 
+from helpers import to_numpy
 from helpers.attention import scaled_dot_product_attention
+from helpers.plotting import KEY_COLOURS, figure_png, plot_attention
 
 __all__ = [
     "SEED_QUERY", "SEED_KEYS", "SEED_VALUES",
-    "explorer_state", "draw_explorer", "figure_png", "weights_html", "parse_readout",
-    "QKExplorer", "draw_lookback",
+    "explorer_state", "draw_explorer", "weights_html", "parse_readout", "QKExplorer",
+    "Shown", "tokenize_source", "translate_and_show", "translation_explorer",
 ]
 
 # The worked example of the source chapter (section 23.8): three keys, one query, three values.
@@ -36,7 +38,6 @@ SEED_QUERY = (1.0, 0.0)
 SEED_KEYS = ((1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
 SEED_VALUES = ((0.9, 0.1), (0.5, 0.5), (0.1, 0.9))
 
-KEY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink")
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 EXPLORER_FIGSIZE = (8.0, 5.8)
 
@@ -47,7 +48,7 @@ def _names(n: int, prefix: str = "K") -> list[str]:
 
 
 def _as_matrix(x, name: str, ndim: int) -> np.ndarray:
-    a = np.asarray(x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+    a = to_numpy(x)
     if a.ndim != ndim:
         want = "(d,)" if ndim == 1 else "(n_keys, d)"
         raise ValueError(f"{name} has shape {a.shape}; expected shape {want}")
@@ -209,28 +210,6 @@ def draw_explorer(state: dict, fig: Figure | None = None, selected: int | None =
     return fig
 
 
-def figure_png(fig: Figure, compress_level: int = 1) -> bytes:
-    """Render a figure to PNG bytes quickly (Agg draw + light compression; no bbox=tight second pass).
-
-    For an explorer figure drawn with blit=True, only the moving artists are redrawn over the cached background.
-    """
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    view = getattr(fig, "_qk_view", None)
-    if view is not None and view.blit:
-        if view.background is None:
-            canvas.draw()  # everything that does not move
-            view.background = canvas.copy_from_bbox(fig.bbox)
-        else:
-            canvas.restore_region(view.background)
-        for artist in view.dynamic:
-            fig.draw_artist(artist)
-    else:
-        canvas.draw()
-    buf = io.BytesIO()
-    PILImage.fromarray(np.asarray(canvas.buffer_rgba())).save(buf, format="png", compress_level=compress_level)
-    return buf.getvalue()
-
-
 def weights_html(state: dict, names: Sequence[str] | None = None) -> str:
     """The current weights and context as HTML text (4 decimals) that a person, a screen reader or a test can read."""
     w, c = state["weights"], state["context"]
@@ -387,36 +366,104 @@ class QKExplorer:
         return bundle
 
 
-# ----------------------------------------------------------------------------------------------- chapter 02
-def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
-                  title: str = "The decoder looks back at every input word"):
-    """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight.
+# ----------------------------------------------------------------------------------------------- translation
+@dataclass
+class Shown:
+    """What translate_and_show found: tokens, translation, reference, weights (n_out, n_src), a message, a figure."""
 
-    weights: (n_targets, n_sources), each row summing to 1. Returns the Axes.
+    source: list
+    translation: list | None
+    reference: list | None
+    weights: torch.Tensor | None
+    message: str
+    figure: object | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the sentence could be translated (no unknown words, not empty)."""
+        return self.translation is not None
+
+
+def tokenize_source(sentence: str | Sequence[str]) -> list[str]:
+    """Lower-case words without punctuation: 'The dog sleeps.' -> ['the', 'dog', 'sleeps']."""
+    if not isinstance(sentence, str):
+        return [str(t) for t in sentence]
+    for ch in ".,;:!?\"'":
+        sentence = sentence.replace(ch, " ")
+    return sentence.lower().split()
+
+
+def _vocabulary_hint() -> str:
+    from helpers.toylang import _LISTS
+    return "; ".join(f"{cat.replace('_t', ' (transitive)').replace('_i', ' (intransitive)')}: {', '.join(ws[:4])}, ..."
+                     for cat, ws in _LISTS.items() if cat != "conj")
+
+
+def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) -> Shown:
+    """Translate one source sentence and draw its attention map (source words on x, translation on y).
+
+    Never raises on bad input: unknown words or an empty sentence give a Shown with a clear message
+    and no translation. The figure (if any) is returned open; close it when done (plt.close(shown.figure)).
     """
-    w = weights.detach().cpu().double().numpy() if isinstance(weights, torch.Tensor) else np.asarray(weights, float)
-    if w.shape != (len(targets), len(sources)):
-        raise ValueError(f"weights have shape {w.shape}; expected (n_targets, n_sources) = "
-                         f"({len(targets)}, {len(sources)})")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(max(4.5, 1.1 * max(len(sources), len(targets))), 3.0))
-    xs = np.linspace(0, 1, len(sources)) if len(sources) > 1 else np.array([0.5])
-    xt = np.linspace(0, 1, len(targets)) if len(targets) > 1 else np.array([0.5])
-    for t in range(len(targets)):
-        colour = KEY_COLOURS[t % len(KEY_COLOURS)]
-        for s in range(len(sources)):
-            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=0.3 + 9 * w[t, s], alpha=0.15 + 0.85 * w[t, s],
-                    solid_capstyle="round")
-    for x, tok in zip(xs, sources):
-        ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
-    for t, (x, tok) in enumerate(zip(xt, targets)):
-        ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
-                color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
-    ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
-    ax.set_yticks([0, 1], ["encoder\n(input words)", "decoder\n(output steps)"])
-    ax.set_xticks([])
-    ax.set_xlabel("line width = attention weight")
-    for side in ("left", "bottom"):
-        ax.spines[side].set_visible(False)
-    ax.tick_params(left=False)
-    return ax
+    from helpers import toylang
+
+    tokens = tokenize_source(sentence)
+    if not tokens:
+        return Shown([], None, None, None, "Type a sentence in the source language, e.g. 'the old dog sees a red car'.")
+    unknown = [t for t in tokens if t not in model.src_vocab]
+    if unknown:
+        words = ", ".join(f"'{w}'" for w in dict.fromkeys(unknown))
+        return Shown(tokens, None, None, None,
+                     f"Unknown word(s): {words}. The toy source language has only {len(toylang.LEXICON)} words "
+                     f"({_vocabulary_hint()} and 'and'). Try another word.")
+    from helpers.seq2seq import greedy_translate
+
+    (hyp,), (weights,) = greedy_translate(model, [tokens])
+    try:
+        reference, _ = toylang.translate(tokens)
+    except ValueError as err:
+        reference = None
+        verdict = f"(no reference: the grammar cannot parse this sentence, {err})"
+    else:
+        verdict = "(matches the reference)" if hyp == reference else f"(reference: {' '.join(reference)})"
+    message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or '(empty)'}  {verdict}"
+    figure = None
+    if plot and weights is not None and len(hyp) > 0:
+        ax = plot_attention(weights, keys=tokens, queries=hyp, title=f"Attention while translating {len(tokens)} words",
+                            xlabel="source words", ylabel="translation (one row per output word)")
+        figure = ax.figure
+    elif weights is None:
+        message += "  [this model has no attention, so there is no map to draw]"
+    return Shown(tokens, hyp, reference, weights, message, figure)
+
+
+def translation_explorer(model, sentences: Sequence[str]):
+    """A thin widget layer over translate_and_show: a dropdown of sentences, a text box, the result and its map.
+
+    Updates happen kernel-side (HTML and Image widgets), so nothing is printed into the cell. The returned
+    VBox has a `.show(sentence)` method (what the widgets call) for tests and self-checks.
+    """
+    import ipywidgets as widgets
+
+    pick = widgets.Dropdown(options=list(sentences), description="test sentence",
+                            layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
+    typed = widgets.Text(placeholder="...or type a source sentence and press Enter", continuous_update=False,
+                         description="your sentence", layout=widgets.Layout(width="95%"),
+                         style={"description_width": "initial"})
+    info = widgets.HTML()
+    image = widgets.Image(format="png")
+
+    def show(sentence):
+        shown = translate_and_show(model, sentence)
+        colour = "#1a7f37" if shown.ok else "#b35900"
+        info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+        image.value = figure_png(shown.figure, compress_level=6, close=True) if shown.figure is not None else b""
+        return shown
+
+    pick.observe(lambda change: show(change["new"]), names="value")
+    typed.observe(lambda change: show(change["new"]), names="value")
+    box = widgets.VBox([pick, typed, info, image])
+    box.show = show
+    if sentences:
+        show(pick.value)
+    return box

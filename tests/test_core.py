@@ -7,6 +7,8 @@ import torch
 
 import helpers
 from helpers import devtools
+from helpers.devtools.notebooks import _apply_parameters
+from helpers.tables import format_table
 from helpers.exercises import check_close, check_weights
 
 
@@ -49,7 +51,7 @@ def test_check_close_reports_shape_mismatch(capsys):
 def test_update_readme_section_replaces_only_its_block(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("top\n<!-- BEGIN a -->\nold\n<!-- END a -->\nbottom\n")
-    devtools.update_readme_section("a", devtools.markdown_table(["x", "y"], [[1, 2]]), readme=readme)
+    devtools.update_readme_section("a", format_table([[1, 2]], ["x", "y"], markdown=True), readme=readme)
     assert readme.read_text() == "top\n<!-- BEGIN a -->\n| x | y |\n|---|---|\n| 1 | 2 |\n<!-- END a -->\nbottom\n"
     with pytest.raises(ValueError, match="no section markers"):
         devtools.update_readme_section("b", "x", readme=readme)
@@ -60,10 +62,10 @@ def test_parameters_are_rewritten_in_the_tagged_cell():
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("SEED = 0\nSTEPS = 10", metadata={"tags": ["parameters"]})]
-    devtools._apply_parameters(nb, {"SEED": 2})
+    _apply_parameters(nb, {"SEED": 2})
     assert nb.cells[0].source == "SEED = 2\nSTEPS = 10"
     with pytest.raises(ValueError, match="not assigned"):
-        devtools._apply_parameters(nb, {"LR": 0.1})
+        _apply_parameters(nb, {"LR": 0.1})
 
 
 def test_plot_attention_uses_tokens_and_a_fixed_zero_to_one_scale():
@@ -83,3 +85,22 @@ def test_plot_attention_uses_tokens_and_a_fixed_zero_to_one_scale():
     with pytest.raises(ValueError, match=r"shape \(n_queries, n_keys\); got shape \(3,\)"):
         plot_attention(torch.rand(3))
     plt.close("all")
+
+
+def test_format_table_text_and_markdown_from_a_dict_or_rows():
+    table = {"w": {"valid": 72.04, "train": 99}, "c": {"valid": 82.0}}
+    text = format_table(table, index_name="variant").splitlines()
+    assert text == ["variant  valid  train", "w         72.0     99", "c         82.0      -"]
+    assert format_table([["a", 1.25]], ["name", "x"], digits=2, markdown=True) == "| name | x |\n|---|---|\n| a | 1.25 |"
+    with pytest.raises(ValueError, match="needs a header"):
+        format_table([[1, 2]])
+    with pytest.raises(ValueError, match="every row needs 2 cells"):
+        format_table([[1, 2, 3]], ["x", "y"])
+
+
+def test_to_numpy_takes_tensors_that_require_grad_bools_and_lists():
+    from helpers import to_numpy
+
+    assert to_numpy(torch.ones(2, requires_grad=True)).tolist() == [1.0, 1.0]
+    assert to_numpy(torch.tensor([True, False])).tolist() == [1.0, 0.0]
+    assert to_numpy([[1, 2]]).shape == (1, 2)

@@ -1,25 +1,14 @@
 """helpers.experiments: parameter counts against the formulas, the timer, the tidy table and its summaries."""
 import statistics
 
-import matplotlib
 import pytest
 import torch
 
-matplotlib.use("Agg")
-
 from helpers.attention import AdditiveAttention, DotProductAttention, MultiplicativeAttention, ScaledDotProductAttention
-from helpers.experiments import (
-    compare_variants,
-    count_parameters,
-    format_table,
-    pivot,
-    plot_by_set,
-    plot_seed_points,
-    run_experiment,
-    summarize,
-    time_call,
-    time_scorers,
-)
+from helpers.cost import count_parameters, time_call
+from helpers.experiments import by_bucket, compare_variants, pivot, run_experiment, summarize, time_scorers
+from helpers.plotting import plot_quality_by_length, plot_seed_points
+from helpers.tables import format_table
 from helpers.toylang import sample_pairs
 
 
@@ -41,7 +30,7 @@ def test_time_call_calls_warmup_plus_repeats_times_number():
     calls = []
     seconds = time_call(lambda: calls.append(1), repeats=3, number=4, warmup=2)
     assert len(calls) == 2 + 3 * 4
-    assert seconds >= 0.0
+    assert seconds["cpu"] >= 0.0 and seconds["wall"] >= 0.0
     with pytest.raises(ValueError, match="repeats"):
         time_call(lambda: None, repeats=0)
 
@@ -61,7 +50,6 @@ TINY = dict(emb=8, hidden=8, attn_hidden=8)
 @pytest.fixture(scope="module")
 def tiny_rows():
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as in the notebooks: small models ran ~10x slower on two contended threads
     train_pairs = sample_pairs(40, 4, 8, seed=5)
     sets = {"a": sample_pairs(4, 4, 8, seed=6), "b": sample_pairs(3, 9, 12, seed=7)}
     configs = {"none": dict(kind="none", **TINY), "dot": dict(kind="attention", scorer="dot", **TINY)}
@@ -142,8 +130,9 @@ def test_plots_have_titles_labels_and_one_dot_series_per_seed():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["w", "c", "n"]
     labels = ax.get_legend_handles_labels()[1]
     assert labels == ["seed 0", "seed 1", "seed 2", "mean ± 1 std"]
-    ax2 = plot_by_set(ROWS, title="by set")
+    ax2 = plot_quality_by_length(by_bucket(ROWS), title="by set")
     assert ax2.get_title() == "by set" and [line.get_label() for line in ax2.get_lines()] == ["w", "c", "n"]
+    assert len(ax2.collections) == 3, "one min-max band per config (three seeds each)"
 
 
 def test_chapter_05_checkers(capsys):

@@ -1,14 +1,11 @@
 """padding_mask and causal_mask against written-out loops; their errors; the mask picture; use with attention."""
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import pytest
 import torch
 
 from helpers.attention import scaled_dot_product_attention
-from helpers.masks import causal_mask, padding_mask, plot_mask
+from helpers.masks import causal_mask, padding_mask
+from helpers.plotting import plot_mask
 
 
 @pytest.mark.parametrize("lengths, max_len", [([3, 5, 1], None), ([2, 2], 4), ([0, 3], 3), ([4], 4)])

@@ -37,15 +37,25 @@ def loop_softmax_and_context(scores, values):
 
 
 def make(name, d_q, d_k, dropout=0.0):
-    """One scorer of each kind, float64, with sizes where they apply."""
+    """One registered scorer, float64, built the way every model builds it: its class's `from_sizes`."""
     torch.manual_seed(0)
-    if name == "additive":
-        module = AdditiveAttention(d_q, d_k, H, dropout=dropout)
-    elif name == "multiplicative":
-        module = MultiplicativeAttention(d_q, d_k, dropout=dropout)
-    else:
-        module = SCORERS[name](dropout=dropout)
-    return module.double()
+    return SCORERS[name].from_sizes(d_q, d_k, H, dropout=dropout).double()
+
+
+def query_size(name):
+    """DQ, or DK for scorers whose class says queries and keys must be the same size."""
+    return DK if SCORERS[name].needs_equal_sizes else DQ
+
+
+def test_the_registry_describes_its_members():
+    assert list(SCORERS) == ["additive", "multiplicative", "dot", "scaled_dot"]
+    assert [SCORERS[n].needs_equal_sizes for n in SCORERS] == [False, False, True, True]
+    assert [SCORERS[n].has_parameters for n in SCORERS] == [True, True, False, False]
+    for name, cls in SCORERS.items():
+        built = cls.from_sizes(query_size(name), DK, H)
+        assert isinstance(built, cls) and cls.name == name
+        count = sum(p.numel() for p in built.parameters())
+        assert (count > 0) == cls.has_parameters and count == cls.expected_parameters(query_size(name), DK, H)
 
 
 def test_additive_matches_a_loop_of_v_tanh_W_concat():
@@ -112,7 +122,7 @@ def test_scaled_and_plain_dot_differ_by_the_square_root_of_dk():
 @pytest.mark.parametrize("mask_rows", [1, NQ])
 def test_every_scorer_gives_hidden_keys_exactly_zero_weight(name, mask_rows):
     gen = torch.Generator().manual_seed(5)
-    d_q = DK if name in ("dot", "scaled_dot") else DQ
+    d_q = query_size(name)
     q, k, v = rand(gen, B, NQ, d_q), rand(gen, B, NK, DK), rand(gen, B, NK, DV)
     mask = torch.rand(B, mask_rows, NK, generator=gen) > 0.5
     mask[..., 1] = True
@@ -127,7 +137,7 @@ def test_every_scorer_gives_hidden_keys_exactly_zero_weight(name, mask_rows):
 @pytest.mark.parametrize("name", list(SCORERS))
 def test_every_scorer_gives_a_fully_masked_row_zero_weights_and_zero_context(name):
     gen = torch.Generator().manual_seed(6)
-    d_q = DK if name in ("dot", "scaled_dot") else DQ
+    d_q = query_size(name)
     q, k, v = rand(gen, B, NQ, d_q), rand(gen, B, NK, DK), rand(gen, B, NK, DV)
     mask = torch.ones(B, NQ, NK, dtype=torch.bool)
     mask[1, 2] = False
@@ -159,7 +169,7 @@ def test_learned_scorers_accept_different_query_and_key_sizes(name):
 def test_dropout_on_the_weights_is_on_in_train_mode_and_off_in_eval_mode(name):
     gen = torch.Generator().manual_seed(8)
     n_k = 40  # enough keys that dropping none of them by chance is impossible in practice
-    d_q = DK if name in ("dot", "scaled_dot") else DQ
+    d_q = query_size(name)
     q, k, v = rand(gen, B, NQ, d_q), rand(gen, B, n_k, DK), rand(gen, B, n_k, DV)
     plain = make(name, d_q, DK, dropout=0.0)
     dropped = make(name, d_q, DK, dropout=0.5)  # same seed, same parameters

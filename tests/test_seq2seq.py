@@ -1,19 +1,23 @@
 """Encoder-decoder models: shapes, masking, bidirectional reading, decoding, a tiny overfit, the explorer function."""
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+from helpers.attention import SCORERS, MultiplicativeAttention
+from helpers.seq2seq import (
+    _reverse_within_length,
+    forced_attention,
+    greedy_decode,
+    greedy_translate,
+    length_batches,
+    make_batch,
+    make_model,
+)
+from helpers.tables import format_table
+from helpers.toylang import sample_pairs
+from helpers.training import gradient_to_first_word, train
+from helpers.widgets import translate_and_show, translation_explorer
 
-from helpers.attention import SCORERS, MultiplicativeAttention  # noqa: E402
-from helpers.seq2seq import (_reverse_within_length, forced_attention, greedy_decode, length_batches,  # noqa: E402
-                             make_batch, make_model, greedy_translate, translate_and_show,
-                             translation_explorer)
-from helpers.toylang import sample_pairs  # noqa: E402
-from helpers.training import gradient_to_first_word, train  # noqa: E402
-
-torch.set_num_threads(1)
 PAIRS = sample_pairs(6, 4, 15, seed=0)
 
 
@@ -25,7 +29,7 @@ def small(kind="attention", **kw):
 def test_batch_padding_and_masks():
     b = make_batch(PAIRS, small().src_vocab, small().tgt_vocab)
     n = max(len(p[0]) for p in PAIRS)
-    assert b.src.shape == (6, n) and b.src_mask.shape == (6, n) and b.tgt_in.shape == (6, n + 1)
+    assert b.src.shape == (6, n) and b.src_mask.shape == (6, 1, n) and b.tgt_in.shape == (6, n + 1)
     for i, (s, t, _) in enumerate(PAIRS):
         assert b.src_mask[i].sum() == len(s) and (b.src[i, len(s):] == 0).all()
         assert b.tgt_in[i, 0] == 1 and b.tgt_out[i, len(t)] == 2
@@ -193,12 +197,12 @@ def test_probe_nouns_and_final_states_shapes():
 
 
 def test_evaluate_buckets_and_report():
-    from helpers.training import evaluate_buckets, format_results
+    from helpers.training import evaluate_buckets, results_table
 
     m = small()
     res = evaluate_buckets(m, {"4-6": sample_pairs(5, 4, 6, seed=1), "7-9": sample_pairs(5, 7, 9, seed=2)})
     assert set(res["4-6"]) == {"bleu", "exact", "n", "align"} and res["7-9"]["n"] == 5
-    table = format_results({"m": res}).splitlines()
+    table = format_table(results_table({"m": res}), index_name="bucket").splitlines()
     assert table[0].split() == ["bucket", "m", "bleu", "m", "exact"] and table[1].split()[0] == "4-6"
 
 

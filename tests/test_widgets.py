@@ -14,9 +14,16 @@ import torch.nn.functional as F
 from PIL import Image
 
 from helpers import exercises
+from helpers.plotting import draw_lookback, figure_png
 from helpers.widgets import (
-    SEED_KEYS, SEED_QUERY, SEED_VALUES, QKExplorer, draw_explorer, draw_lookback, explorer_state, figure_png,
-    parse_readout, weights_html,
+    SEED_KEYS,
+    SEED_QUERY,
+    SEED_VALUES,
+    QKExplorer,
+    draw_explorer,
+    explorer_state,
+    parse_readout,
+    weights_html,
 )
 
 K_SEED = torch.tensor(SEED_KEYS, dtype=torch.float64)

@@ -1,0 +1,24 @@
+"""`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from helpers.devtools.notebooks import chapter_notebooks, execute_notebook
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run it."""
+    parser = argparse.ArgumentParser(prog="python -m helpers.devtools")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("execute", help="re-execute notebooks in place (all chapters when none are named)")
+    run.add_argument("notebooks", nargs="*", type=Path)
+    args = parser.parse_args(argv)
+    for path in args.notebooks or chapter_notebooks():
+        seconds, _ = execute_notebook(path)
+        print(f"{seconds:7.1f} s  {Path(path).name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""Execute course notebooks deterministically (fresh kernel, no timing metadata, stable widget ids)."""
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import nbformat
+
+from helpers import NOTEBOOKS_DIR
+
+__all__ = ["chapter_notebooks", "execute_notebook"]
+
+
+def chapter_notebooks() -> list[Path]:
+    """Every course notebook, in chapter order (notebooks/NN_*.ipynb)."""
+    return sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _normalise_widget_ids(nb) -> None:
+    """Replace random widget model ids in outputs by stable ones, so re-executing changes no committed byte."""
+    mapping: dict[str, str] = {}
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view and "model_id" in view:
+                mid = view["model_id"]
+                mapping.setdefault(mid, f"{len(mapping) + 1:032x}")
+                view["model_id"] = mapping[mid]
+    nb.metadata.pop("widgets", None)
+
+
+def _coalesce_streams(nb) -> None:
+    """Merge consecutive stdout (or stderr) outputs of a cell: how a kernel chunks its prints depends on timing."""
+    for cell in nb.cells:
+        merged = []
+        for out in cell.get("outputs", []):
+            if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                    and merged[-1].get("name") == out.get("name")):
+                merged[-1]["text"] += out["text"]
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
+def execute_notebook(path: Path | str, inplace: bool = True, timeout: int = 900,
+                     parameters: dict | None = None, kernel_name: str = "python3") -> tuple[float, object]:
+    """Run a notebook top to bottom in a fresh kernel (cwd = notebooks/); return (seconds, executed notebook).
+
+    parameters: values that replace the assignments in the cell tagged `parameters` (papermill's convention,
+    done in place so the cell count does not change). inplace=True writes the result back to `path`.
+    """
+    from nbclient import NotebookClient
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    if parameters:
+        _apply_parameters(nb, parameters)
+    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name, record_timing=False,
+                            store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    client.execute()
+    seconds = time.perf_counter() - start
+    _normalise_widget_ids(nb)
+    _coalesce_streams(nb)
+    if inplace:
+        nbformat.write(nb, path)
+    return seconds, nb
+
+
+def _apply_parameters(nb, parameters: dict) -> None:
+    """Rewrite `NAME = value` lines of the cell tagged `parameters` with new values."""
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    if not cells:
+        raise ValueError("this notebook has no cell tagged 'parameters'")
+    src = cells[0].source
+    for name, value in parameters.items():
+        src, n = re.subn(rf"^{re.escape(name)}\s*=.*$", f"{name} = {value!r}", src, flags=re.M)
+        if n == 0:
+            raise ValueError(f"parameter {name!r} is not assigned in the parameters cell")
+    cells[0].source = src
