@@ -10,12 +10,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
 
-.PHONY: help install lab test test-fast execute bench assignments grade clean
+.PHONY: help install lab lint test test-fast execute bench assignments grade clean
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
 	@echo "make test     set up .venv (first time) and run every test: helpers, hygiene, browser, strict nbval"
 	@echo "make test-fast  only the helper tests (no notebooks)"
+	@echo "make lint     ruff (pyflakes, pycodestyle, isort, bugbear) over the Python code"
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
@@ -32,7 +33,10 @@ install: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -rs $(XDIST) $(NBVAL) tests notebooks
 
 test-fast: $(STAMP)

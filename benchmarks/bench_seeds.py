@@ -56,7 +56,7 @@ def run_seed(seed: int) -> dict:
            "wall": time.perf_counter() - wall0, "cpu": _children_cpu() - cpu0}
     if nb is not None:
         quality = _table_after(nb, 'results = {"no attention": evaluate_buckets')
-        align = _table_after(nb, "print(format_results(alignment")
+        align = _table_after(nb, "print(format_table(results_table(alignment")
         out["none_bleu"] = {b: v[0] for b, v in quality.items()}
         out["att_bleu"] = {b: v[2] for b, v in quality.items() if len(v) > 2}
         out["align"] = {b: v[0] for b, v in align.items()}

@@ -1,7 +1,6 @@
 """Learning to Attend: the course's helper package (paths, seeding, device and the notebook setup call)."""
 from __future__ import annotations
 
-import os
 import platform
 import random
 from pathlib import Path

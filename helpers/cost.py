@@ -216,12 +216,15 @@ def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int 
     for n in ns:
         Q, K, V = random_qkv(n, d, batch, heads)
         for name, f in functions.items():
-            timing = time_call(lambda: f(Q, K, V), repeats=repeats)
+            def call(f=f, Q=Q, K=K, V=V):
+                return f(Q, K, V)
+
+            timing = time_call(call, repeats=repeats)
             row = results[name]
             row["n"].append(n)
             row["wall"].append(timing["wall"])
             row["cpu"].append(timing["cpu"])
-            row["peak"].append(peak_tracked_bytes(lambda: f(Q, K, V)))
+            row["peak"].append(peak_tracked_bytes(call))
             if rss:
-                row["rss"].append(peak_rss_bytes(lambda: f(Q, K, V)))
+                row["rss"].append(peak_rss_bytes(call))
     return results

@@ -116,6 +116,11 @@ def by_bucket(rows: Sequence[dict], value: str = "bleu") -> dict:
     return out
 
 
+def _std(values: list[float]) -> float:
+    """Sample standard deviation, 0.0 for fewer than two values."""
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
 def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu") -> dict:
     """Compare config `a` with config `b` on one set, seed by seed (paired: same seeds).
 
@@ -134,8 +139,7 @@ def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value:
         raise ValueError(f"configs {a!r} and {b!r} were run with different seeds: {sorted(va)} vs {sorted(vb)}")
     seeds = sorted(va)
     diffs = [va[s] - vb[s] for s in seeds]
-    std = (lambda v: statistics.stdev(v) if len(v) > 1 else 0.0)
-    spread = max(std(list(va.values())), std(list(vb.values())))
+    spread = max(_std(list(va.values())), _std(list(vb.values())))
     diff = statistics.fmean(diffs)
     same_sign = all(d > 0 for d in diffs) or all(d < 0 for d in diffs)
     if same_sign and abs(diff) > spread:

@@ -22,7 +22,7 @@ from helpers import to_numpy
 __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
     "set_token_ticks", "plot_attention", "plot_mask", "draw_lookback", "plot_quality_by_length", "plot_probe",
-    "plot_gradient_by_length", "plot_seed_points", "figure_png",
+    "plot_gradient_by_length", "plot_seed_points", "figure_png", "draw_decoding_step", "draw_decoding_steps",
 ]
 
 COURSE_STYLE = {
@@ -157,9 +157,9 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
         for s in range(len(sources)):
             ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=0.3 + 9 * w[t, s], alpha=0.15 + 0.85 * w[t, s],
                     solid_capstyle="round")
-    for x, tok in zip(xs, sources):
+    for x, tok in zip(xs, sources, strict=False):
         ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
-    for t, (x, tok) in enumerate(zip(xt, targets)):
+    for t, (x, tok) in enumerate(zip(xt, targets, strict=False)):
         ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
                 color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
     ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
@@ -288,3 +288,44 @@ def figure_png(fig: Figure, compress_level: int = 1, close: bool = False) -> byt
     if close:
         plt.close(fig)
     return buf.getvalue()
+
+
+def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, step: int, ax=None,
+                       title: str | None = None):
+    """One greedy decoding step: the weights over the source words (bars, fixed 0-1 axis), the output so far
+    and the word chosen at this step. weights: (n_out, n_src), row t = the step that chose output[t]."""
+    w = to_numpy(weights)
+    if w.shape != (len(output), len(source)):
+        raise ValueError(f"weights have shape {w.shape}; expected (n_output, n_source) = ({len(output)}, {len(source)})")
+    if not 0 <= step < len(output):
+        raise ValueError(f"step must be between 0 and {len(output) - 1} (one per output word); got {step}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(source) + 1.5), 2.8))
+    top = int(np.argmax(w[step]))
+    colours = ["tab:orange" if j == top else "tab:blue" for j in range(len(source))]
+    ax.bar(range(len(source)), w[step], color=colours)
+    ax.set_ylim(0, 1)
+    ax.set_xticks(range(len(source)), list(source), rotation=90)
+    ax.set_ylabel("attention weight (0-1)")
+    ax.set_xlabel("source words (orange: most attended)")
+    done = " ".join(output[:step])
+    ax.set_title(title or f"step {step + 1} of {len(output)}: chose '{output[step]}'", loc="left")
+    ax.text(0.0, 1.18, f"output so far: {done} [{output[step]}]", transform=ax.transAxes, fontsize=9,
+            family="monospace", va="bottom", clip_on=False)
+    return ax
+
+
+def draw_decoding_steps(source: Sequence[str], output: Sequence[str], weights, steps: Sequence[int] | None = None,
+                        columns: int = 2):
+    """Small multiples of draw_decoding_step (default: four steps spread over the output); returns the figure."""
+    if steps is None:
+        n = len(output)
+        steps = sorted({0, n // 3, (2 * n) // 3, n - 1})
+    rows = math.ceil(len(steps) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(max(5.0, 0.45 * len(source) + 1.5) * columns, 3.4 * rows),
+                             squeeze=False, layout="constrained")
+    for ax, t in zip(axes.ravel(), steps, strict=False):
+        draw_decoding_step(source, output, weights, t, ax=ax)
+    for ax in axes.ravel()[len(steps):]:
+        ax.set_visible(False)
+    return fig

@@ -2,12 +2,20 @@
 
 * ``FixedContextDecoder`` (no attention): the encoder's summary vector is all the decoder gets
   (Cho et al. 2014: it is fed in again at every step).
-* ``AttentionDecoder``: at every step the decoder state asks a scorer module
+* two attention decoders: at every step the decoder asks a scorer module
   (``forward(query, keys, values, mask) -> (context, weights)``, see helpers.attention) for a context
-  vector built from ALL encoder states (Luong's wiring: the query is the current decoder state s_t, and the
-  context is combined with s_t after the recurrent step).
+  vector built from ALL encoder states. They differ in their wiring:
 
-Build one with ``make_model(kind="attention" | "none", scorer=None, emb=64, hidden=128, ...)``.
+  - ``LuongDecoder`` (Luong et al. 2015): the query is the CURRENT state s_t, computed by the recurrent
+    cell first; the context is combined with s_t after the cell. Because the cell never sees the context, in
+    training (teacher forcing) one ``nn.GRU`` call runs over all target positions at once.
+  - ``BahdanauDecoder`` (Bahdanau et al. 2015): the query is the PREVIOUS state s_{t-1}; the context goes
+    into the recurrent cell's input together with the embedding. s_t needs c_t, which needs s_{t-1}, so
+    even in training the decoder must loop over the target positions one step at a time (``step``).
+
+  Any scorer works in either wiring; the additive one is "Bahdanau's scorer".
+
+Build one with ``make_model(kind="attention" | "none", scorer=None, wiring="luong" | "bahdanau", ...)``.
 Shapes: src (batch, n_src) ids, src_mask (batch, 1, n_src) True at real tokens (``helpers.masks.padding_mask``),
 tgt_in (batch, n_tgt) ids. The interactive translation explorer is in ``helpers.widgets``.
 """
@@ -28,7 +36,7 @@ from helpers.toylang import Vocab, source_vocab, target_vocab
 
 __all__ = [
     "Batch", "make_batch", "length_batches", "Encoder", "EncoderOutput", "FixedContextDecoder",
-    "AttentionDecoder", "Seq2Seq", "make_model", "greedy_decode", "greedy_translate", "forced_attention",
+    "LuongDecoder", "BahdanauDecoder", "WIRINGS", "Seq2Seq", "make_model", "greedy_decode", "greedy_translate", "forced_attention",
 ]
 
 
@@ -157,8 +165,8 @@ class FixedContextDecoder(nn.Module):
         return logits, None, state
 
 
-class AttentionDecoder(nn.Module):
-    """GRU decoder that, at every step, attends over all encoder states with any scorer module.
+class LuongDecoder(nn.Module):
+    """Luong's wiring: s_t = GRU(y_{t-1}, s_{t-1}); c_t = attend(query s_t); output from [s_t; c_t; y_{t-1}].
 
     The wiring is Luong's: the query is the current state s_t (after the GRU step) and the context is combined
     with s_t after the cell. scorer: any helpers.attention.Scorer, or a module with
@@ -169,6 +177,7 @@ class AttentionDecoder(nn.Module):
     """
 
     has_attention = True
+    wiring = "luong"
 
     def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
                  project_keys: bool = False, context_dropout: float = 0.0):
@@ -195,6 +204,58 @@ class AttentionDecoder(nn.Module):
         context = self.context_dropout(context)
         logits = self.output(torch.tanh(self.pre_output(torch.cat([s, context, e], dim=-1))))
         return logits, weights, state
+
+
+class BahdanauDecoder(nn.Module):
+    """Bahdanau's wiring: c_t = attend(query s_{t-1}); s_t = GRUCell([y_{t-1}; c_t], s_{t-1}); output from
+    [s_t; c_t; y_{t-1}]. Same parts and sizes as LuongDecoder except the cell's input, which also takes c_t.
+
+    `step` is one decoder step (the computation chapter 05 writes out); `forward` loops it over the targets.
+    """
+
+    has_attention = True
+    wiring = "bahdanau"
+
+    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
+                 project_keys: bool = False, context_dropout: float = 0.0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.init = nn.Linear(context_size, hidden)
+        self.cell = nn.GRUCell(emb + context_size, hidden)
+        self.scorer = scorer
+        self.key_proj = nn.Linear(context_size, hidden, bias=False) if project_keys else nn.Identity()
+        self.context_dropout = nn.Dropout(context_dropout)
+        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
+        self.output = nn.Linear(hidden, vocab_size)
+
+    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
+        """(1, B, hidden) first decoder state from the summary."""
+        return torch.tanh(self.init(enc.summary))[None]
+
+    def step(self, y_prev: torch.Tensor, state: torch.Tensor, keys: torch.Tensor, enc: EncoderOutput):
+        """One step. y_prev (B,) ids, state s_{t-1} (B, hidden), keys (B, S, key_size) = key_proj(enc.outputs).
+
+        Returns logits (B, V), weights (B, S), new state s_t (B, hidden).
+        """
+        e = self.embedding(y_prev)                                                    # (B, emb)
+        context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=enc.mask)  # query s_{t-1}
+        context = self.context_dropout(context[:, 0])                                 # (B, 2H)
+        state = self.cell(torch.cat([e, context], dim=-1), state)                     # s_t: (B, hidden)
+        logits = self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
+        return logits, weights[:, 0], state
+
+    def forward(self, tgt_in: torch.Tensor, enc: EncoderOutput, state: torch.Tensor):
+        """tgt_in (B, T) -> logits (B, T, V), weights (B, T, S), new state (1, B, hidden); a loop over T steps."""
+        keys, s = self.key_proj(enc.outputs), state[0]
+        logits, weights = [], []
+        for t in range(tgt_in.shape[1]):
+            out, w, s = self.step(tgt_in[:, t], s, keys, enc)
+            logits.append(out)
+            weights.append(w)
+        return torch.stack(logits, 1), torch.stack(weights, 1), s[None]
+
+
+WIRINGS = {"luong": LuongDecoder, "bahdanau": BahdanauDecoder}
 
 
 # ---------------------------------------------------------------- the model
@@ -235,7 +296,8 @@ class Seq2Seq(nn.Module):
 
 def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, emb: int = 64, hidden: int = 128,
                attn_hidden: int | None = 64, context_dropout: float = 0.0, attn_dropout: float = 0.0,
-               bidirectional: bool = True, project_keys: bool | None = None, seed: int | None = None) -> Seq2Seq:
+               bidirectional: bool = True, project_keys: bool | None = None, seed: int | None = None,
+               wiring: str = "luong") -> Seq2Seq:
     """Build a translator for the toy languages.
 
     kind: "attention" or "none" (fixed context). scorer: None (additive, Bahdanau's scorer), a name from
@@ -243,6 +305,7 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
     forward(query, keys, values, mask) -> (context, weights); a module gets query size `hidden` and key size
     2*hidden (bidirectional) or `hidden` with project_keys=True. project_keys=None follows the scorer's class
     attribute `needs_equal_sizes` (dot products need queries and keys of one size).
+    wiring: "luong" (query s_t, context after the cell) or "bahdanau" (query s_{t-1}, context into the cell).
     attn_hidden: size of the additive scorer's hidden layer (64 keeps training fast on a CPU; None: `hidden`).
     attn_dropout builds a named scorer with dropout on the weights; context_dropout drops context entries.
     seed: seed torch before creating parameters (same seed, same initial weights).
@@ -250,6 +313,8 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
     attn_hidden = hidden if attn_hidden is None else attn_hidden
     if kind not in ("attention", "none"):
         raise ValueError(f"kind must be 'attention' or 'none', got {kind!r}")
+    if wiring not in WIRINGS:
+        raise ValueError(f"wiring must be one of {sorted(WIRINGS)}, got {wiring!r}")
     if seed is not None:
         torch.manual_seed(seed)
     src_vocab, tgt_vocab = source_vocab(), target_vocab()
@@ -275,9 +340,9 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
             scorer = scorer_class.from_sizes(hidden, key_size, attn_hidden, dropout=attn_dropout)
         elif attn_dropout:
             raise ValueError("attn_dropout only applies to a scorer built by name; give your module its own dropout")
-        decoder = AttentionDecoder(len(tgt_vocab), emb, hidden, ctx, scorer, project_keys=project_keys,
-                                   context_dropout=context_dropout)
-        config.update(scorer=name, attn_hidden=attn_hidden, context_dropout=context_dropout,
+        decoder = WIRINGS[wiring](len(tgt_vocab), emb, hidden, ctx, scorer, project_keys=project_keys,
+                                  context_dropout=context_dropout)
+        config.update(scorer=name, wiring=wiring, attn_hidden=attn_hidden, context_dropout=context_dropout,
                       attn_dropout=attn_dropout, project_keys=project_keys)
     return Seq2Seq(encoder, decoder, src_vocab, tgt_vocab, config)
 
@@ -336,7 +401,7 @@ def greedy_translate(model: Seq2Seq, sources: Sequence[Sequence[str]], batch_siz
         idx = order[k:k + batch_size]
         batch = make_batch([list(sources[i]) for i in idx], model.src_vocab)
         toks, ws = greedy_decode(model, batch, max_len=max_len)
-        for i, t, w in zip(idx, toks, ws):
+        for i, t, w in zip(idx, toks, ws, strict=False):
             hyps[i], weights[i] = t, w
     return hyps, weights
 

@@ -31,12 +31,14 @@ class TrainLog:
 
 def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr: float = 3e-3,
           clip: float = 1.0, seed: int = 0, time_budget: float | None = None, progress: bool = True,
-          warmup: int = 50, decay_to: float = 0.1) -> TrainLog:
+          warmup: int = 50, decay_to: float = 0.1, callback=None, callback_steps: Sequence[int] = ()) -> TrainLog:
     """Adam on teacher-forced cross-entropy for `steps` batches (length-bucketed, shuffled from `seed`).
 
     time_budget (seconds of wall time) stops early, for interactive use only: results then depend on the
     machine, so notebooks use the step budget. The learning rate warms up for `warmup` steps, then decays
     linearly to lr * decay_to at the last step. Shows a tqdm.auto bar when progress=True.
+    callback(step, model) is called (in eval mode, gradients off) after `step` updates for every step in
+    callback_steps: 0 is the untrained model, `steps` the trained one. Its time is not counted in the log.
     """
     from tqdm.auto import tqdm
 
@@ -56,6 +58,22 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     model.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
     bar = tqdm(total=steps, disable=not progress, desc=f"training ({model.config['kind']})", leave=False)
+    wanted = sorted(set(callback_steps))
+    if wanted and (wanted[0] < 0 or wanted[-1] > steps or callback is None):
+        raise ValueError(f"callback_steps must lie in 0..{steps} and need a callback; got {wanted}")
+    paused = 0.0
+
+    def call_back(step: int) -> None:
+        nonlocal paused
+        if step in wanted:
+            t0 = time.process_time()
+            model.eval()
+            with torch.no_grad():
+                callback(step, model)
+            model.train()
+            paused += time.process_time() - t0
+
+    call_back(0)
     for step in range(steps):
         batch = make_batch([pairs[i] for i in next(stream)], model.src_vocab, model.tgt_vocab)
         loss = model.loss(batch)
@@ -69,11 +87,15 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
         if step % 20 == 0:
             bar.set_postfix(loss=f"{log.final_loss(20):.3f}")
         bar.update(1)
+        if step + 1 < steps:
+            call_back(step + 1)
         if time_budget is not None and time.perf_counter() - wall0 > time_budget:
             break
     bar.close()
     log.wall_seconds = time.perf_counter() - wall0
-    log.cpu_seconds = time.process_time() - cpu0
+    log.cpu_seconds = time.process_time() - cpu0 - paused
+    if log.steps == steps:
+        call_back(steps)
     model.eval()
     return log
 

@@ -25,12 +25,12 @@ from matplotlib.figure import Figure
 
 from helpers import to_numpy
 from helpers.attention import scaled_dot_product_attention
-from helpers.plotting import KEY_COLOURS, figure_png, plot_attention
+from helpers.plotting import KEY_COLOURS, draw_decoding_step, figure_png, plot_attention
 
 __all__ = [
     "SEED_QUERY", "SEED_KEYS", "SEED_VALUES",
     "explorer_state", "draw_explorer", "weights_html", "parse_readout", "QKExplorer",
-    "Shown", "tokenize_source", "translate_and_show", "translation_explorer",
+    "Shown", "tokenize_source", "translate_and_show", "translation_explorer", "DecodingStepViewer",
 ]
 
 # The worked example of the source chapter (section 23.8): three keys, one query, three values.
@@ -157,13 +157,13 @@ class _ExplorerView:
             self.key_labels[i].set_fontsize(12 if i == selected else 10)
         self.q_arrow.xy = tuple(q)
         self.q_label.set_position(_label_spot(q, self.limit, side=-1))
-        for i, (bar, text) in enumerate(zip(self.score_bars, self.score_texts)):
+        for i, (bar, text) in enumerate(zip(self.score_bars, self.score_texts, strict=False)):
             s = state["scores"][i]
             bar.set_height(s)
             text.set_text(f"{s:.2f}")
             text.set_position((i, s))
             text.set_va("bottom" if s >= 0 else "top")
-        for i, (bar, text) in enumerate(zip(self.weight_bars, self.weight_texts)):
+        for i, (bar, text) in enumerate(zip(self.weight_bars, self.weight_texts, strict=False)):
             bar.set_height(w[i])
             text.set_text(f"{w[i]:.4f}")
             text.set_position((i, w[i] + 0.01))
@@ -215,7 +215,7 @@ def weights_html(state: dict, names: Sequence[str] | None = None) -> str:
     w, c = state["weights"], state["context"]
     names = names or _names(len(w))
     data = " ".join(f"{x:.4f}" for x in w)
-    parts = " &nbsp; ".join(f"{name} <b>{x:.4f}</b>" for name, x in zip(names, w))
+    parts = " &nbsp; ".join(f"{name} <b>{x:.4f}</b>" for name, x in zip(names, w, strict=False))
     ctx = ", ".join(f"{x:.4f}" for x in c)
     return (f'<div class="qk-readout" role="status" aria-live="polite" data-weights="{data}">'
             f"weights: {parts}<br>context: [{ctx}]</div>")
@@ -467,3 +467,53 @@ def translation_explorer(model, sentences: Sequence[str]):
     if sentences:
         show(pick.value)
     return box
+
+
+class DecodingStepViewer:
+    """A step slider over one greedy translation: at step t, the output so far, the weights over the source
+    words (fixed 0-1 axis) and the word chosen. A thin layer over `helpers.plotting.draw_decoding_step`.
+
+    Attributes a test or a self-check can set or read: `slider` (IntSlider, 0-based step), `readout.value`
+    (HTML text with data-step and data-word), `image.value` (PNG bytes), `source`, `output`, `weights`.
+    """
+
+    def __init__(self, model, sentence: str | Sequence[str]):
+        import ipywidgets as W
+
+        shown = translate_and_show(model, sentence, plot=False)
+        if not shown.ok or shown.weights is None or not shown.translation:
+            raise ValueError(f"cannot step through this sentence: {shown.message}")
+        self.source, self.output, self.weights = shown.source, shown.translation, shown.weights
+        self.slider = W.IntSlider(value=0, min=0, max=len(self.output) - 1, step=1, description="step",
+                                  continuous_update=True, layout=W.Layout(width="420px"))
+        self.slider.add_class("decoding-step")
+        self.readout = W.HTML()
+        self.readout.add_class("decoding-readout")
+        self.image = W.Image(format="png")
+        self.widget = W.VBox([self.slider, self.readout, self.image])
+        self.widget.add_class("decoding-viewer")
+        self.fig = Figure(figsize=(max(5.0, 0.45 * len(self.source) + 1.5), 3.2), dpi=90)
+        FigureCanvasAgg(self.fig)
+        self.slider.observe(lambda change: self.refresh(), names="value")
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw the picture and the readout for the slider's step."""
+        t = self.slider.value
+        self.fig.clear()
+        draw_decoding_step(self.source, self.output, self.weights, t, ax=self.fig.add_subplot())
+        self.fig.tight_layout()
+        self.image.value = figure_png(self.fig, compress_level=6)
+        so_far = html.escape(" ".join(self.output[: t + 1]))
+        top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
+        self.readout.value = (f'<div class="decoding-state" data-step="{t}" data-word="{html.escape(self.output[t])}">'
+                              f"step {t + 1} of {len(self.output)}: output so far <b>{so_far}</b>; "
+                              f"most attended source word: <b>{html.escape(top)}</b></div>")
+
+    def __repr__(self) -> str:
+        return f"DecodingStepViewer(step {self.slider.value + 1} of {len(self.output)}: {self.output[self.slider.value]!r})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle

@@ -8,8 +8,8 @@ import torch
 import helpers
 from helpers import devtools
 from helpers.devtools.notebooks import _apply_parameters
-from helpers.tables import format_table
 from helpers.exercises import check_close, check_weights
+from helpers.tables import format_table
 
 
 def test_set_seed_makes_random_numpy_and_torch_repeat():

@@ -53,7 +53,7 @@ def test_random_qkv_shapes_seeding_and_grad():
     Q, K, V = cost.random_qkv(5, d=3, batch=2, heads=4, seed=1, requires_grad=True)
     assert Q.shape == K.shape == V.shape == (2, 4, 5, 3) and Q.requires_grad
     again = cost.random_qkv(5, d=3, batch=2, heads=4, seed=1)
-    assert all(torch.equal(a, b) for a, b in zip((Q, K, V), again))
+    assert all(torch.equal(a, b) for a, b in zip((Q, K, V), again, strict=False))
     assert not torch.equal(Q, K)
     with pytest.raises(ValueError, match="n=0"):
         cost.random_qkv(0)

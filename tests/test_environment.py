@@ -1,4 +1,6 @@
-"""requirements.txt and environment.yml pin the same exact versions, each pin is explained, and paths come from the package."""
+"""requirements.txt and environment.yml pin the same exact versions, each pin is explained, every third-party import
+is pinned, and paths come from the package."""
+import ast
 import os
 import re
 import subprocess
@@ -43,7 +45,8 @@ def environment_pins():
 def test_requirements_and_environment_agree():
     req = requirement_pins()
     env, python = environment_pins()
-    assert req == env, f"only in requirements.txt: {set(req.items()) - set(env.items())}; only in environment.yml: {set(env.items()) - set(req.items())}"
+    only_req, only_env = set(req.items()) - set(env.items()), set(env.items()) - set(req.items())
+    assert req == env, f"only in requirements.txt: {only_req}; only in environment.yml: {only_env}"
     assert python == ["python=3.11"]
 
 
@@ -67,3 +70,41 @@ def test_paths_come_from_the_package_not_the_working_directory(tmp_path):
     assert out == [str(ROOT), str(DATA_DIR)]
     assert (ROOT / "helpers" / "__init__.py").is_file() and DATA_DIR == ROOT / "data"
     assert os.path.isdir(DATA_DIR)
+
+
+# import name -> distribution name, where they differ
+DISTRIBUTION = {"PIL": "pillow", "yaml": "pyyaml", "otter": "otter-grader", "IPython": "ipython",
+                "sklearn": "scikit-learn", "playwright": "playwright"}
+SCANNED = ("helpers", "tests", "benchmarks", "assignments")
+
+
+def third_party_imports() -> dict[str, set[str]]:
+    """{top-level module: files importing it} for every import in the course's Python code that is not the
+    standard library or the course's own packages."""
+    own = {"helpers", "assignments", "conftest"} | {p.stem for p in (ROOT / "tests").glob("*.py")}
+    found: dict[str, set[str]] = {}
+    for folder in SCANNED:
+        for path in (ROOT / folder).rglob("*.py"):
+            if "dist" in path.relative_to(ROOT).parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.split(".")[0]
+                    if top not in sys.stdlib_module_names and top not in own:
+                        found.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_third_party_import_is_pinned():
+    pins = requirement_pins()
+    imports = third_party_imports()
+    assert {"torch", "numpy", "matplotlib"} <= set(imports), "the scan should see the course's main imports"
+    unpinned = {top: sorted(files)[:3] for top, files in imports.items()
+                if DISTRIBUTION.get(top, top).lower().replace("_", "-") not in {k.replace("_", "-") for k in pins}}
+    assert not unpinned, f"imported but not pinned in requirements.txt: {unpinned}"

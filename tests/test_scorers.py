@@ -7,9 +7,7 @@ import torch.nn.functional as F
 
 from helpers.attention import (
     SCORERS,
-    AdditiveAttention,
     DotProductAttention,
-    MultiplicativeAttention,
     ScaledDotProductAttention,
 )
 

@@ -123,7 +123,7 @@ def test_greedy_decode_terminates_untrained(kind):
     tokens, weights = greedy_decode(m, b, max_len=7)
     assert len(tokens) == 6 and all(len(t) <= 7 for t in tokens)
     if kind == "attention":
-        assert all(w.shape == (len(t), len(p[0])) for w, t, p in zip(weights, tokens, PAIRS))
+        assert all(w.shape == (len(t), len(p[0])) for w, t, p in zip(weights, tokens, PAIRS, strict=False))
 
 
 def test_tiny_model_overfits_a_few_pairs():

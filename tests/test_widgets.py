@@ -245,3 +245,30 @@ def test_query_and_average_checkers():
     assert exercises.check_weighted_average([0.5, 0, 0.5], states, [0.5, 0, 0.5]) is True
     assert exercises.check_weighted_average([0.6, 0, 0.4], states, [0.5, 0, 0.5]) is False
     assert exercises.check_weighted_average([0.6, 0, 0.6], states, [0.6, 0, 0.6]) is False   # does not sum to 1
+
+
+def test_decoding_step_view_follows_the_slider():
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import draw_decoding_step, draw_decoding_steps
+    from helpers.seq2seq import make_model
+    from helpers.widgets import DecodingStepViewer
+
+    model = make_model("attention", emb=8, hidden=8, attn_hidden=8, seed=0)
+    viewer = DecodingStepViewer(model, "the dog sleeps")
+    assert viewer.weights.shape == (len(viewer.output), 3)
+    first_png, first_text = viewer.image.value, viewer.readout.value
+    assert 'data-step="0"' in first_text
+    if len(viewer.output) > 1:
+        viewer.slider.value = 1
+        assert 'data-step="1"' in viewer.readout.value and viewer.image.value != first_png
+    ax = draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1)
+    assert ax.get_ylim() == (0.0, 1.0) and [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
+    assert "chose 'y'" in ax.get_title(loc="left")
+    with pytest.raises(ValueError, match="step must be between 0 and 1"):
+        draw_decoding_step(["a", "b"], ["x", "y"], torch.ones(2, 2) / 2, 2)
+    fig = draw_decoding_steps(["a", "b"], ["x", "y", "z"], torch.ones(3, 2) / 2)
+    assert sum(ax.get_visible() for ax in fig.axes) == 3
+    with pytest.raises(ValueError, match="cannot step through"):
+        DecodingStepViewer(model, "the zebra sleeps")
+    plt.close("all")

@@ -102,10 +102,11 @@ def jupyterlab_serving(tmp_path: Path, notebook: Path, extra_files=()):
             try:
                 urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
                 break
-            except Exception:
+            except Exception as err:  # not up yet
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.flush()
-                    raise RuntimeError(f"JupyterLab did not start:\n{(tmp_path / 'jupyterlab.log').read_text()[-3000:]}")
+                    tail = (tmp_path / "jupyterlab.log").read_text()[-3000:]
+                    raise RuntimeError(f"JupyterLab did not start:\n{tail}") from err
                 time.sleep(0.3)
         yield base, token, notebook.name
     finally:
