@@ -1,0 +1,64 @@
+"""No computed number is typed into Markdown: every number in a Markdown cell is either not computed (a chapter
+number, a year of a citation, a section number, code or maths, a figure quoted from the source chapters) or on the
+allow-list below with its reason. Computed numbers are printed by cells or rendered with Markdown(f"..."), so that
+strict nbval notices when they drift."""
+import re
+
+import nbformat
+import pytest
+
+from helpers.devtools import chapter_notebooks
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+NOT_COMPUTED = [
+    re.compile(r"`[^`]*`"),                                   # code spans: inputs and code, not results
+    re.compile(r"\$[^$]*\$"),                                 # maths
+    re.compile(r"\]\([^)]*\)"),                               # link targets
+    re.compile(r"\b[Cc]hapters? \d\d(?:(?:,| and| or|–|-) ?\d\d)*"),  # chapter numbers
+    re.compile(r"\b\d\d\s?·"),                                # the title "NN · ..."
+    re.compile(r"\((?:\d\d)(?:[–-]\d\d)?\)"),                 # "(03)" chapter references
+    re.compile(r"^\s*#+\s*\d+\.", re.M),                      # numbered section headings
+    re.compile(r"^\s*\d+\.\s", re.M),                         # numbered lists
+    re.compile(r"\*\*\d+\.", re.M),                           # numbered exercises: **1. Title.**
+    re.compile(r"\b(?:19|20)\d\d[a-z]?\b"),                   # years of citations
+    re.compile(r"§\s?\d+(?:\.\d+)*"),                         # section signs of the seeds
+    re.compile(r"\b\d+-?D\b"),                                # 2-D, 3D
+    re.compile(r"[A-Za-z]\d"),                                # names with digits (K1, W2, x2)
+    re.compile(r"\bO\([^)]*\)"),                              # big-O
+    re.compile(r"\b(?:0|1)(?:\s?[-–]\s?1)\b"),                # the 0-1 scale
+]
+# Numbers that are in prose on purpose, with the reason. {notebook stem: {number: reason}}
+ALLOWED: dict[str, dict[str, str]] = {
+    "*": {
+        "0": "zero as a word (weight 0, index 0)",
+        "1": "one as a word (sums to 1, weight 1)",
+        "2": "small counts and exponents written in prose (n², 2 cores)",
+    },
+}
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers of a Markdown text that are not in a not-computed context."""
+    for pattern in NOT_COMPUTED:
+        text = pattern.sub(" ", text)
+    return NUMBER.findall(text)
+
+
+def test_the_scanner_sees_typed_numbers_and_lets_context_through():
+    assert numbers_in("BLEU 98.9 on long sentences") == ["98.9"]
+    assert numbers_in("chapter 04 and 2015 and `scale=0.5` and $\\sqrt{2}$ (03)") == []
+    assert numbers_in("## 3. Weights\n1. first step") == []
+
+
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
+def test_no_computed_number_is_typed_into_markdown(path):
+    allowed = {**ALLOWED["*"], **ALLOWED.get(path.stem, {})}
+    found = []
+    for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type != "markdown":
+            continue
+        for number in numbers_in(cell.source):
+            if number not in allowed:
+                found.append(f"cell {i}: {number}")
+    assert not found, (f"{path.name}: numbers typed into Markdown (print them from a cell, render them with "
+                       f"Markdown(f'...'), or allow-list them with a reason): {found}")

@@ -1,0 +1,109 @@
+"""The notebook mutation suite: every chapter that teaches a helper must notice when that helper is broken.
+
+Each case patches a deliberately wrong version of a helper in before the chapter's first cell and runs the
+chapter (helpers.devtools.mutations). The run must stop at one of the chapter's own asserts (AssertionError),
+not run to the end and not die of an unrelated error. The broken versions are the mistakes a learner or an
+author would plausibly make.
+"""
+import pytest
+
+from helpers import NOTEBOOKS_DIR
+from helpers.devtools.mutations import run_mutated
+
+pytestmark = pytest.mark.slow
+
+SOFTMAX_WRONG_AXIS = '''
+import helpers.attention as A
+_right = A.softmax
+def softmax(scores, dim=-1):
+    """Broken: always normalises over the first axis."""
+    return _right(scores, dim=0)
+A.softmax = softmax
+'''
+
+NO_SQRT_DK = '''
+import helpers.attention as A
+_right = A.scaled_dot_product_attention
+def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, dropout_p=0.0):
+    """Broken: forgets the default 1/sqrt(d_k)."""
+    return _right(Q, K, V, mask=mask, scale=1.0 if scale is None else scale, dropout_p=dropout_p)
+A.scaled_dot_product_attention = scaled_dot_product_attention
+'''
+
+NO_MAX_SHIFT = '''
+import torch
+import helpers.attention as A
+def softmax(scores, dim=-1):
+    """Broken: exp without subtracting the maximum (overflows on large scores)."""
+    e = torch.exp(scores)
+    return e / e.sum(dim=dim, keepdim=True)
+A.softmax = softmax
+'''
+
+MASK_IGNORED = '''
+import helpers.attention as A
+def masked_softmax(scores, mask=None):
+    """Broken: ignores the mask."""
+    return A.softmax(scores, dim=-1)
+A.masked_softmax = masked_softmax
+'''
+
+DECODER_IGNORES_PADDING = '''
+import torch
+import helpers.seq2seq as S
+def step(self, y_prev, state, keys, enc):
+    """Broken: Bahdanau's step attends to the padding too."""
+    e = self.embedding(y_prev)
+    context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=None)
+    context = self.context_dropout(context[:, 0])
+    state = self.cell(torch.cat([e, context], dim=-1), state)
+    logits = self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
+    return logits, weights[:, 0], state
+S.BahdanauDecoder.step = step
+'''
+
+ADDITIVE_WITHOUT_TANH = '''
+import helpers.attention as A
+def score(self, query, keys):
+    """Broken: the additive score without its tanh (then it is just a linear function)."""
+    return self.v(self.W_q(query).unsqueeze(2) + self.W_k(keys).unsqueeze(1)).squeeze(-1)
+A.AdditiveAttention.score = score
+'''
+
+HEADS_SPLIT_WRONG = '''
+import helpers.attention as A
+_right = A.MultiHeadAttention._split
+def _split(self, x):
+    """Broken: reshapes (batch, n, d) straight into (batch, heads, n, d_head), mixing positions across heads."""
+    b, n, d = x.shape
+    return x.reshape(b, self.n_heads, n, d // self.n_heads)
+A.MultiHeadAttention._split = _split
+'''
+
+MATRIX_BYTES_IGNORE_HEADS = '''
+import helpers.cost as C
+def score_matrix_bytes(n, batch=1, heads=1, layers=1, bytes_per_entry=4):
+    """Broken: forgets the heads."""
+    return int(round(n * n * batch * layers * bytes_per_entry))
+C.score_matrix_bytes = score_matrix_bytes
+'''
+
+CASES = {
+    "02 softmax over the wrong axis": ("02_attention_as_weighted_average.ipynb", SOFTMAX_WRONG_AXIS),
+    "03 no 1/sqrt(d_k)": ("03_qkv_by_hand.ipynb", NO_SQRT_DK),
+    "04 softmax without the max shift": ("04_scaled_dot_product_softmax_masking.ipynb", NO_MAX_SHIFT),
+    "04 mask ignored": ("04_scaled_dot_product_softmax_masking.ipynb", MASK_IGNORED),
+    "05 decoder step attends to padding": ("05_attention_translation.ipynb", DECODER_IGNORES_PADDING),
+    "06 additive score without tanh": ("06_scoring_functions_and_dropout.ipynb", ADDITIVE_WITHOUT_TANH),
+    "07 heads split wrongly": ("07_self_attention_and_transformer.ipynb", HEADS_SPLIT_WRONG),
+    "08 score matrices without heads": ("08_cost_of_attention.ipynb", MATRIX_BYTES_IGNORE_HEADS),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_chapter_asserts_catch_a_broken_helper(case):
+    notebook, patch = CASES[case]
+    result = run_mutated(NOTEBOOKS_DIR / notebook, patch)
+    assert result.ename is not None, f"{notebook} ran to the end with the broken helper ({case})"
+    assert result.caught_by_assert, (f"{notebook} stopped at cell {result.cell} with {result.ename}: "
+                                     f"{result.evalue}, not at one of its asserts")
