@@ -60,21 +60,21 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
         return feedback(True, f"{best!r} has {right} parameters at d = {d}.")
     params = dict(modules[best].named_parameters())
     biases = sum(m.out_features for m in modules[best].modules() if isinstance(m, nn.Linear) and m.bias is None)
-    slip = None
-    for r in range(1, len(params)):
+    other = [n for n, c in counts.items() if c == got and n != best]
+    slip = f"that is the count of {other[0]!r}" if other else None
+    for r in range(1, len(params) if slip is None else 0):
         for subset in combinations(params, r):
             if got == sum(params[p].numel() for p in subset):
                 missing = [p for p in params if p not in subset]
-                slip = f"that counts only {', '.join(subset)}; the score also uses {', '.join(missing)}"
+                slip = (f"that counts only {', '.join(p.removesuffix('.weight') for p in subset)}; the score also "
+                        f"uses {', '.join(p.removesuffix('.weight') for p in missing)}")
                 break
         if slip:
             break
     if slip is None and biases and got == right + biases:
         slip = "the course's layers have no bias; count only the weights"
     if slip is None:
-        other = [n for n, c in counts.items() if c == got and n != best]
-        slip = (f"that is the count of {other[0]!r}" if other else
-                "count every matrix and vector of the score's formula at this size")
+        slip = "count every matrix and vector of the score's formula at this size"
     return wrong(exercise, f"`{names[1]}` is {got}: {slip}.", str(right), show_answer)
 
 

@@ -211,10 +211,10 @@ def check_most_attended(answer, weights, step: int, name: str = "looked_at", exe
     right = int(w[step].argmax())
     if got == right:
         return feedback(True, f"at output step {step} the decoder looks hardest at source position {right}.")
-    if not 0 <= got < w.shape[1]:
-        return feedback(False, f"`{name}` is {got}; source positions run from 0 to {w.shape[1] - 1}.")
     if got == right + 1:
         message = "that is the 1-based position; count the x-axis labels from 0."
+    elif not 0 <= got < w.shape[1]:
+        return feedback(False, f"`{name}` is {got}; source positions run from 0 to {w.shape[1] - 1}.")
     elif any(0 <= s < w.shape[0] and int(w[s].argmax()) == got for s in (step - 1, step + 1)):
         message = (f"that is where the decoder looks at a neighbouring output word; output word {step + 1} is row "
                    f"{step} counting from 0.")
@@ -352,6 +352,9 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     if ctx.shape == (B,):
         return wrong(exercise, "the context is one number per sentence, as if the weights multiplied the scores; the "
                                "context is Σₛ weights · encoder_states, shape (B, C).", None, show_answer)
+    if ctx.shape == (B, S):
+        return wrong(exercise, "the context has one number per source position, like the weights; the context is "
+                               "Σₛ weights · encoder_states, shape (B, C).", None, show_answer)
     if ctx.shape != (B, C):
         return wrong(exercise, f"the context has shape {tuple(ctx.shape)}; expected (B, C) = ({B}, {C}): one "
                                "weighted average of the encoder states per sentence.", None, show_answer)
