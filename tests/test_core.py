@@ -1,4 +1,4 @@
-"""The package basics: seeding, device, the setup line, exercise feedback and the README/parameter tools."""
+"""The package basics: seeding, device, the setup line, and the README/parameter tools."""
 import random
 
 import numpy as np
@@ -8,7 +8,6 @@ import torch
 import helpers
 from helpers import devtools
 from helpers.devtools.notebooks import _apply_parameters
-from helpers.exercises import check_close, check_weights
 from helpers.tables import format_table
 
 
@@ -24,28 +23,6 @@ def test_setup_prints_one_line_and_returns_the_device(capsys):
     line = capsys.readouterr().out.strip()
     assert line.count("\n") == 0 and f"torch {torch.__version__.split('+')[0]}" in line and "seed 1" in line
     assert device == helpers.get_device() and torch.get_num_threads() == 1
-
-
-@pytest.mark.parametrize(
-    "answer, expected, words",
-    [
-        (None, None, "Not answered yet"),
-        ([0.5, 0.6], None, "do not sum to 1 along the key axis"),
-        ([1.5, -0.5], None, "outside [0, 1]"),
-        ([0.5, 0.5], [0.4, 0.6], "is 0.5000 but should be about 0.4000"),
-        ([0.4, 0.6], [0.4, 0.6], "Correct"),
-        ("abc", None, "should be a list, array or tensor of numbers"),
-    ],
-)
-def test_check_weights_says_what_is_wrong(capsys, answer, expected, words):
-    ok = check_weights(answer, expected)
-    assert words in capsys.readouterr().out
-    assert ok == (words == "Correct")
-
-
-def test_check_close_reports_shape_mismatch(capsys):
-    assert not check_close([1, 2, 3], [1, 2])
-    assert "shape (3,); expected shape (2,)" in capsys.readouterr().out
 
 
 def test_update_readme_section_replaces_only_its_block(tmp_path):

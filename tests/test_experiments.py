@@ -133,17 +133,3 @@ def test_plots_have_titles_labels_and_one_dot_series_per_seed():
     ax2 = plot_quality_by_length(by_bucket(ROWS), title="by set")
     assert ax2.get_title() == "by set" and [line.get_label() for line in ax2.get_lines()] == ["w", "c", "n"]
     assert len(ax2.collections) == 3, "one min-max band per config (three seeds each)"
-
-
-def test_chapter_05_checkers(capsys):
-    from helpers.exercises import check_dropout_row_sum, check_most_parameters
-
-    assert check_most_parameters("additive", 64 * 128 + 64, d=64)
-    assert not check_most_parameters("multiplicative", 4096, d=64)
-    assert not check_most_parameters("additive", 64 * 128, d=64)          # forgot v
-    assert not check_most_parameters(None, None)
-    out = capsys.readouterr().out
-    assert "Correct" in out and "fewer than the additive" in out and "v adds h more" in out and "Not answered" in out
-    assert check_dropout_row_sum(1.0, p=0.1)
-    assert not check_dropout_row_sum(0.9, p=0.1) and not check_dropout_row_sum(None, p=0.1)
-    assert "1/(1 - p)" in capsys.readouterr().out

@@ -92,19 +92,6 @@ def test_plot_mask_rejects_wrong_shapes_and_label_counts():
 # --- the chapter 04 exercise checkers (helpers/exercises.py) ------------------------------------------------
 
 
-def test_check_causal_mask_accepts_the_right_mask_and_names_each_mistake(capsys):
-    from helpers.exercises import check_causal_mask
-
-    assert check_causal_mask(None, 4) is False and "Not answered yet" in capsys.readouterr().out
-    assert check_causal_mask(causal_mask(4), 4) is True
-    assert check_causal_mask(torch.ones(4, 4).tril().int(), 4) is True  # 1/0 works as well as True/False
-    cases = [(torch.ones(4, 4).triu().bool(), "later position"), (torch.ones(4, 4).tril(-1).bool(), "see itself"),
-             (torch.ones(3, 4).bool(), "expected (4, 4)"), (causal_mask(4) & ~torch.eye(4, dtype=torch.bool).roll(1, 0), "earlier")]
-    capsys.readouterr()
-    for wrong, words in cases:
-        assert check_causal_mask(wrong, 4) is False
-        assert words in capsys.readouterr().out
-
 
 def test_check_stable_softmax_catches_overflow_wrong_axis_and_wrong_values(capsys):
     from helpers.exercises import check_stable_softmax

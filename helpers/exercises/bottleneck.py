@@ -1,0 +1,41 @@
+"""Chapter 01 (the fixed-context bottleneck): the size of the context vector."""
+from __future__ import annotations
+
+from .core import as_whole_number, checker, feedback, not_answered, register_solution, wrong
+
+__all__ = ["check_context_size"]
+
+
+@checker
+def check_context_size(answer, size: int, per_direction: int | None = None, embedding: int | None = None,
+                       name: str = "context_numbers", exercise: str = "01.1", show_answer: bool = False) -> bool:
+    """How many numbers does the decoder receive about the source? `size` is the encoder's output size
+    (both directions); `per_direction` and `embedding` name the two likely slips."""
+    if not_answered(answer, name):
+        return False
+    got = as_whole_number(answer, name)
+    if got is None:
+        return False
+    if got == size:
+        return feedback(True, f"{size} numbers, whatever the length of the sentence: that is the bottleneck.")
+    per_direction = size // 2 if per_direction is None else per_direction
+    if got == per_direction:
+        message = "that is one GRU's state; the encoder has two (left-to-right and right-to-left), concatenated."
+    elif embedding is not None and got == embedding:
+        message = "that is the size of one word's embedding, not of the encoder's final state."
+    elif got in (1, 2):
+        message = "count numbers, not vectors: how long is each GRU's final state?"
+    elif got > size:
+        message = "that grows with something; the point is that the size does not depend on the sentence's length."
+    else:
+        message = "look at the encoder: how many GRUs, and how many numbers in each final state?"
+    return wrong(exercise, f"`{name}` is {got}: {message}", str(size), show_answer)
+
+
+register_solution("01.1", "the size of the bottleneck", """
+The decoder gets the encoder's final states: the left-to-right GRU's and the right-to-left GRU's,
+concatenated. Each has `hidden` numbers, so the context has 2 × hidden, whatever the sentence's length:
+
+    context_numbers = 2 * 128
+    print(model.encoder.output_size)   # the model says the same
+""")

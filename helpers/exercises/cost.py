@@ -1,0 +1,63 @@
+"""Chapter 08 (the cost of attention): the memory of one score matrix and the batch that crosses a memory limit."""
+from __future__ import annotations
+
+from .core import check_close, checker, register_solution
+
+__all__ = ["check_attention_mib", "check_smallest_batch"]
+
+_MiB, _GiB = 2 ** 20, 2 ** 30
+
+
+@checker
+def check_attention_mib(answer, n: int = 8192, bytes_per_entry: int = 4, name: str = "my_mib", exercise: str = "08.1",
+                        show_answer: bool = False) -> bool:
+    """MiB of one n × n attention matrix with `bytes_per_entry` bytes per entry (1 MiB = 2²⁰ bytes)."""
+    total = n * n * bytes_per_entry
+    slips = [(total, "that is bytes; divide by 2²⁰ for MiB."),
+             (total / 1e6, "that is megabytes (10⁶ bytes); a MiB is 2²⁰ bytes."),
+             (total / 2 ** 10, "that is KiB; divide by 2¹⁰ once more for MiB."),
+             (total / _GiB, "that is GiB; multiply by 2¹⁰ for MiB."),
+             (total * 8 / _MiB, "that counts bits; a float32 is 4 bytes."),
+             (n * n / _MiB, f"that is the number of entries in Mi; each takes {bytes_per_entry} bytes."),
+             (n * n * 8 / _MiB, f"that is float64 (8 bytes); the matrix is float32, {bytes_per_entry} bytes an entry."),
+             (n * bytes_per_entry / _MiB, "that is one row; the matrix has n rows.")]
+    return check_close(answer, total / _MiB, name=name, tol=0.5, exercise=exercise, slips=slips,
+                       hint="entries × bytes per entry, then bytes → MiB.", show_answer=show_answer)
+
+
+@checker
+def check_smallest_batch(answer, limit_bytes: float = 24 * _GiB, n: int = 4000, heads: int = 8, layers: int = 6,
+                         bytes_per_entry: int = 4, name: str = "my_batch", exercise: str = "08.2",
+                         show_answer: bool = False) -> bool:
+    """The smallest batch whose saved attention matrices (n² per head, layer and sentence) exceed `limit_bytes`."""
+    def smallest(per_sample: float, limit: float = limit_bytes) -> int:
+        """The smallest whole batch b with b · per_sample > limit."""
+        return int(limit // per_sample) + 1
+
+    per = n * n * heads * layers * bytes_per_entry
+    right = smallest(per)
+    slips = [(right - 1, f"at batch {right - 1} the matrices take {(right - 1) * per / _GiB:.1f} GiB, still not "
+                         "over the limit (did you round down, or use GB = 10⁹ bytes?)."),
+             (smallest(per / layers), "every layer keeps its own attention matrices: multiply by the layers too."),
+             (smallest(per / heads), "every head keeps its own attention matrix: multiply by the heads too."),
+             (smallest(per / heads / layers), "count every head of every layer."),
+             (smallest(per / bytes_per_entry), f"each entry takes {bytes_per_entry} bytes.")]
+    slips = [(v, s) for k, (v, s) in enumerate(slips) if v != right and all(v != w for w, _ in slips[:k])]
+    return check_close(answer, right, name=name, tol=0, exercise=exercise, slips=slips,
+                       hint="bytes per sentence = n² × heads × layers × bytes per entry; how many sentences go over "
+                            "the limit?", show_answer=show_answer)
+
+
+register_solution("08.1", "one attention matrix in MiB", """
+n² entries × 4 bytes, divided by 2²⁰ bytes per MiB:
+
+    my_mib = 8192 * 8192 * 4 / 2**20
+""")
+register_solution("08.2", "the batch that crosses 24 GiB", """
+One sentence saves n² entries per head per layer: 4000² × 8 × 6 × 4 bytes. The smallest batch over the limit
+is the whole number of sentences that fit, plus one:
+
+    per_sentence = 4000**2 * 8 * 6 * 4
+    my_batch = int(24 * 2**30 // per_sentence) + 1
+    print(cost.smallest_batch_over(24 * cost.GiB, 4000, 8, 6, 4))   # the helper agrees
+""")

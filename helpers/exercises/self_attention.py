@@ -1,0 +1,149 @@
+"""Chapter 07 (self-attention and the Transformer): self-attention by hand, shuffling, heads' parameters."""
+from __future__ import annotations
+
+import torch
+
+from .core import (
+    as_tensor,
+    as_whole_number,
+    call_learner,
+    checker,
+    describe,
+    feedback,
+    not_answered,
+    register_solution,
+    returned,
+    wrong,
+)
+
+__all__ = ["check_self_attention", "check_shuffle_prediction", "check_multihead_parameters"]
+
+
+@checker
+def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.3", show_answer: bool = False) -> bool:
+    """Check fn(X (n, d)) -> (context (n, d), weights (n, n)) is scaled dot-product self-attention, Q = K = V = X."""
+    if not_answered(fn, name):
+        return False
+    if not callable(fn) or isinstance(fn, torch.Tensor):
+        return feedback(False, f"`{name}` should be a function of X; got {describe(fn)}.")
+    X = torch.randn(6, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    ok, out = call_learner(fn, X.clone(), name=name)
+    if not ok:
+        return wrong(exercise, out + ".", None, show_answer)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        return wrong(exercise, f"`{name}` returned {returned(out)}; it should return (context, weights).", None,
+                     show_answer)
+    context, weights = as_tensor(out[0]), as_tensor(out[1])
+    if weights is None:
+        return wrong(exercise, f"`{name}` returned weights that are {returned(out[1])}; expected an (n, n) tensor.",
+                     None, show_answer)
+    if weights.shape != (6, 6):
+        return wrong(exercise, f"for X of shape (6, 4) the weights have shape {tuple(weights.shape)}; expected "
+                               "(6, 6): every word of the sequence against every word.", None, show_answer)
+    if not torch.isfinite(weights).all() or (weights < 0).any():
+        return wrong(exercise, "the weights contain NaN, infinity or negative numbers.", None, show_answer)
+    if not torch.allclose(weights.sum(-1), torch.ones(6, dtype=torch.float64), atol=1e-6):
+        return wrong(exercise, "the weights do not sum to 1 along the key axis (each row is one query's "
+                               "distribution).", None, show_answer)
+    right = torch.softmax(X @ X.T / 2.0, dim=-1)
+    if not torch.allclose(weights, right, atol=1e-6):
+        if torch.allclose(weights, torch.softmax(X @ X.T, dim=-1), atol=1e-6):
+            return wrong(exercise, "the weights are not scaled: divide the scores X Xᵀ by √d first.", None,
+                         show_answer)
+        return wrong(exercise, "the weights differ from softmax(X Xᵀ / √d) along each row.", None, show_answer)
+    if context is None or context.shape != (6, 4) or not torch.allclose(context, right @ X, atol=1e-6):
+        return wrong(exercise, "the weights are right but the context is not weights @ X (shape (n, d)).", None,
+                     show_answer)
+    return feedback(True, "every position attends to every position of the same sequence, Q = K = V = X.")
+
+
+_SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffled", "equivariant", "same")
+_CHANGED = ("changed", "change", "different", "differ")
+
+
+@checker
+def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_prediction", exercise: str | None = None,
+                             show_answer: bool = False) -> bool:
+    """What happens to self-attention's outputs when the input sequence is shuffled? Answer "shuffled the same way"
+    or "changed". Without positional encodings: shuffled the same way; with them: changed."""
+    if not_answered(answer, name):
+        return False
+    exercise = exercise or ("07.2" if with_positions else "07.1")
+    if not isinstance(answer, str):
+        return feedback(False, f"`{name}` is {describe(answer)}; answer with a sentence: \"shuffled the same way\" "
+                               "or \"changed\".")
+    text = answer.lower()
+    changed = any(w in text for w in _CHANGED)
+    same = any(w in text for w in _SAME) and not changed
+    if not (same or changed):
+        return feedback(False, f"`{name}` is {answer!r}; answer \"shuffled the same way\" or \"changed\".")
+    expected = "changed" if with_positions else "shuffled the same way"
+    if changed == with_positions:
+        why = ("the positional encodings are added to the words, so a word in a new place is a different vector."
+               if with_positions else "each output depends only on its own input and the set of all inputs.")
+        return feedback(True, f"{expected}: {why}")
+    if with_positions:
+        message = ("the positional encodings tie each vector to its place: after the shuffle, a word carries a "
+                   "different position. What does that do to its scores?")
+    else:
+        message = ("without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word through "
+                   "the shuffle.")
+    return wrong(exercise, message, repr(expected), show_answer)
+
+
+@checker
+def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = True,
+                               name: str = "my_parameters", exercise: str = "07.4", show_answer: bool = False) -> bool:
+    """Parameters of multi-head attention (W_Q, W_K, W_V, W_O, each d_model × d_model, plus biases if `bias`):
+    4·d² + 4·d, whatever the number of heads (torch.nn.MultiheadAttention counts the same)."""
+    if not_answered(answer, name):
+        return False
+    got = as_whole_number(answer, name)
+    if got is None:
+        return False
+    d, h = d_model, n_heads
+    weights, biases = 4 * d * d, 4 * d if bias else 0
+    right = weights + biases
+    if got == right:
+        return feedback(True, f"{right} parameters: the {h} heads split d_model = {d} into {h} slices of {d // h}, "
+                              "they do not multiply the projections.")
+    slips = {h * right: "the heads share d_model: each head projects to d_model / n_heads numbers, so the heads do "
+                        "not multiply the parameter count.",
+             h * weights: "the heads do not multiply the count (each projects to d_model / n_heads numbers).",
+             3 * d * d + (3 * d if bias else 0): "that is Q, K and V; the output projection W_O counts too.",
+             3 * d * d + 3 * d: "that is Q, K and V; the output projection W_O counts too.",
+             4 * d * (d // h) + (4 * d // h if bias else 0): "that is one head's slice; the heads together span "
+                                                             "d_model."}
+    if bias:
+        slips.setdefault(weights, "the four projections also have a bias each (d_model numbers).")
+    else:
+        slips.setdefault(weights + 4 * d, "these projections have no bias; count only the weights.")
+    message = slips.get(got, "count the four projections W_Q, W_K, W_V, W_O" + (" and their biases." if bias else "."))
+    return wrong(exercise, f"`{name}` is {got}: {message}", str(right), show_answer)
+
+
+register_solution("07.1", "shuffling without positions", """
+Self-attention sees a set: the score of query i and key j is qᵢ·kⱼ, whatever their places. Shuffle the inputs
+and each word still meets the same words with the same scores, so the outputs are shuffled the same way
+(self-attention is permutation equivariant). Check it:
+
+    perm = torch.randperm(n)
+    print(torch.allclose(attend(X[perm])[0], attend(X)[0][perm]))
+""")
+register_solution("07.2", "shuffling with positional encodings", """
+With positional encodings, the input at place i is word + P[i]. Shuffling moves the words but not the
+positions, so each word becomes a different vector: the outputs change (not just their order).
+""")
+register_solution("07.3", "self-attention with Q = K = V = X", """
+    def my_self_attention(X):
+        scores = X @ X.T / math.sqrt(X.shape[-1])     # (n, n)
+        weights = torch.softmax(scores, dim=-1)       # each row sums to 1
+        return weights @ X, weights                   # (n, d), (n, n)
+""")
+register_solution("07.4", "parameters of multi-head attention", """
+Four projections W_Q, W_K, W_V, W_O, each d_model × d_model, plus a bias of d_model each. The heads cut the
+projected vectors into n_heads slices; they do not add parameters:
+
+    my_parameters = 4 * d_model * d_model + 4 * d_model
+    print(sum(p.numel() for p in torch.nn.MultiheadAttention(d_model, n_heads).parameters()))
+""")

@@ -1,0 +1,100 @@
+"""Chapter 02 (attention as a weighted average): hand-set weights and a query that favours one key."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .core import as_array, checker, feedback, not_answered, register_solution, wrong
+
+__all__ = ["check_weighted_average", "check_query_favours_key"]
+
+
+def attention_weights(query, keys, scale: bool, temperature: float = 1.0) -> np.ndarray:
+    """softmax(keys · query × factor) for one query, the course's own function.  query (d,), keys (n, d) -> (n,)"""
+    from helpers.attention import scaled_dot_product_attention
+
+    q = torch.as_tensor(np.asarray(query, dtype=float))[None, :]
+    k = torch.as_tensor(np.asarray(keys, dtype=float))
+    factor = (1.0 / np.sqrt(k.shape[-1]) if scale else 1.0) / temperature
+    return scaled_dot_product_attention(q, k, k, scale=factor)[1][0].numpy()
+
+
+def weights_problem(w: np.ndarray, n: int, name: str) -> str | None:
+    """Why `w` is not a set of n attention weights (a sentence), or None when it is one."""
+    if w.shape != (n,):
+        return f"`{name}` has shape {tuple(w.shape)}; expected one weight per input, shape ({n},)."
+    if not np.all(np.isfinite(w)):
+        return f"`{name}` contains NaN or infinity."
+    if np.any(w < -1e-9):
+        return f"`{name}` has a negative weight ({w.min():.3f}); attention weights are never negative."
+    if abs(w.sum() - 1.0) > 1e-2:
+        return f"`{name}` sum to {w.sum():.3f}; attention weights must sum to 1."
+    return None
+
+
+@checker
+def check_weighted_average(weights, states, target, name: str = "my_weights", tol: float = 2e-2,
+                           exercise: str = "02.1", show_answer: bool = False) -> bool:
+    """Do hand-set weights (n,) turn `states` (n, d) into the `target` average (d,)? Says what is off."""
+    if not_answered(weights, name):
+        return False
+    w, H, t = as_array(weights, name), as_array(states, "states", quiet=True), as_array(target, "target", quiet=True)
+    if w is None:
+        return False
+    problem = weights_problem(w, H.shape[0], name)
+    if problem:
+        return feedback(False, problem)
+    got = w @ H
+    if np.max(np.abs(got - t)) <= tol:
+        return feedback(True, f"the weighted average is {np.round(got, 3).tolist()}, as wanted.")
+    exact, *_ = np.linalg.lstsq(H.T, t, rcond=None)
+    return wrong(exercise, f"your weights give the average {np.round(got, 3).tolist()}, but the target is "
+                           f"{np.round(t, 3).tolist()}: which inputs does the target mix, and in what shares?",
+                 str(np.round(exact, 3).tolist()), show_answer)
+
+
+@checker
+def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5, scale: bool = False,
+                            key_names=None, name: str = "my_query") -> bool:
+    """Does `query` (d,) give key `key_index` of `keys` (n, d) at least `threshold` of the softmax weight?"""
+    if not_answered(query, name):
+        return False
+    q, K = as_array(query, name), as_array(keys, "keys", quiet=True)
+    if q is None:
+        return False
+    if q.shape != (K.shape[1],):
+        return feedback(False, f"`{name}` has shape {tuple(q.shape)}; expected a vector of shape ({K.shape[1]},).")
+    if not np.all(np.isfinite(q)):
+        return feedback(False, f"`{name}` contains NaN or infinity; use finite numbers (a longer query already "
+                               "sharpens the softmax).")
+    names = list(key_names) if key_names is not None else [f"key {i + 1}" for i in range(K.shape[0])]
+    w = attention_weights(q, K, scale)
+    if not np.all(np.isfinite(w)):
+        return feedback(False, f"`{name}` is so long that the scores overflow; use smaller numbers.")
+    if w[key_index] >= threshold:
+        return feedback(True, f"'{names[key_index]}' gets {w[key_index]:.2f} of the weight.")
+    top = int(np.argmax(w))
+    hint = ("point the query the way that key points, and make it longer to sharpen the softmax"
+            if top == key_index else f"right now '{names[top]}' gets the most ({w[top]:.2f})")
+    return feedback(False, f"'{names[key_index]}' gets only {w[key_index]:.2f} of the weight "
+                           f"(needed: {threshold:.2f}); {hint}.")
+
+
+register_solution("02.1", "halfway between 'cat' and 'milk'", """
+The context is Σ wᵢ·hᵢ. Halfway between h_cat (position 1) and h_milk (position 4) is ½·h_cat + ½·h_milk,
+so put half of the weight on each and nothing elsewhere:
+
+    my_weights = [0, 0.5, 0, 0, 0.5]
+""")
+register_solution("02.2", "a query that asks for the verb", """
+With dot-product scores, a query pointing along the feature that "drank" is strongest in (action) scores
+"drank" highest; making the query longer sharpens the softmax, so "drank" gets more than half:
+
+    my_query = [0, 0, 3, 0, 0]     # animal, drink, action, describes, points
+""")
+register_solution("03.2", "make K₂ the clear favourite", """
+K₂ = [1, 1]. A query along K₂ scores it highest (q·K₂ = q_x + q_y); longer queries sharpen the softmax.
+With scaling on (÷√2), q = [2, 2] gives scores [2, 4, 2] / √2, and K₂ wins clearly (run the checker to see its share):
+
+    my_query = [2.0, 2.0]
+""")
