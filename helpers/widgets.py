@@ -473,8 +473,9 @@ class DecodingStepViewer:
     """A step slider over one greedy translation: at step t, the output so far, the weights over the source
     words (fixed 0-1 axis) and the word chosen. A thin layer over `helpers.plotting.draw_decoding_step`.
 
-    Attributes a test or a self-check can set or read: `slider` (IntSlider, 0-based step), `readout.value`
-    (HTML text with data-step and data-word), `image.value` (PNG bytes), `source`, `output`, `weights`.
+    Attributes a test or a self-check can set or read: `slider` (IntSlider, the step counted from 1, as the
+    label says), `readout.value` (HTML with data-step, counted from 1, and data-word), `image.value` (PNG bytes),
+    `source`, `output`, `weights` (n_output, n_source).
     """
 
     def __init__(self, model, sentence: str | Sequence[str]):
@@ -484,7 +485,7 @@ class DecodingStepViewer:
         if not shown.ok or shown.weights is None or not shown.translation:
             raise ValueError(f"cannot step through this sentence: {shown.message}")
         self.source, self.output, self.weights = shown.source, shown.translation, shown.weights
-        self.slider = W.IntSlider(value=0, min=0, max=len(self.output) - 1, step=1, description="step",
+        self.slider = W.IntSlider(value=1, min=1, max=len(self.output), step=1, description="step",
                                   continuous_update=True, layout=W.Layout(width="420px"))
         self.slider.add_class("decoding-step")
         self.readout = W.HTML()
@@ -499,19 +500,20 @@ class DecodingStepViewer:
 
     def refresh(self) -> None:
         """Redraw the picture and the readout for the slider's step."""
-        t = self.slider.value
+        t = self.slider.value - 1
         self.fig.clear()
         draw_decoding_step(self.source, self.output, self.weights, t, ax=self.fig.add_subplot())
         self.fig.tight_layout()
         self.image.value = figure_png(self.fig, compress_level=6)
         so_far = html.escape(" ".join(self.output[: t + 1]))
         top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
-        self.readout.value = (f'<div class="decoding-state" data-step="{t}" data-word="{html.escape(self.output[t])}">'
+        self.readout.value = (f'<div class="decoding-state" data-step="{t + 1}" data-word="{html.escape(self.output[t])}">'
                               f"step {t + 1} of {len(self.output)}: output so far <b>{so_far}</b>; "
                               f"most attended source word: <b>{html.escape(top)}</b></div>")
 
     def __repr__(self) -> str:
-        return f"DecodingStepViewer(step {self.slider.value + 1} of {len(self.output)}: {self.output[self.slider.value]!r})"
+        t = self.slider.value - 1
+        return f"DecodingStepViewer(step {t + 1} of {len(self.output)}: {self.output[t]!r})"
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)

@@ -113,3 +113,57 @@ def test_explorer_slider_moves_weights_in_chromium(tmp_path):
     np.testing.assert_allclose(shown, _predicted(qx, qy), atol=6e-5)
     assert int(np.argmax(shown)) == 1 and shown[0] < shown0[0] - 0.05, "Q moved towards K₂: K₂ should now lead, K₁ lose"
     assert hashlib.sha256(NOTEBOOK.read_bytes()).hexdigest() == committed, "the committed notebook was modified"
+
+
+def _generated_notebook(path, code: str):
+    """A notebook with the course's setup cell and `code`, with a python3 kernelspec (no kernel dialog)."""
+    import nbformat
+
+    from helpers.devtools import SETUP_CELL
+
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell(SETUP_CELL), nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, path)
+    return path
+
+
+DECODING_VIEWER = """from helpers.seq2seq import make_model
+from helpers.toylang import load_split
+from helpers.training import train
+from helpers.widgets import DecodingStepViewer
+model = make_model("attention", emb=32, hidden=32, attn_hidden=32, seed=0)
+train(model, load_split("train")[:3000], steps=80, progress=False)
+viewer = DecodingStepViewer(model, " ".join(load_split("test_11-20")[0][0]))
+viewer"""
+
+
+def test_decoding_step_slider_changes_the_view_in_chromium(tmp_path):
+    chromium = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    notebook = _generated_notebook(tmp_path / "decoding_viewer.ipynb", DECODING_VIEWER)
+    serve = tmp_path / "serve"
+    serve.mkdir()
+    artifact = ROOT / "tests" / "artifacts" / "browser_05_decoding_steps.png"
+    with jupyterlab_serving(serve, notebook) as (base, token, name), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = open_notebook(browser, base, token, name)
+            handle = page.locator(".decoding-step [role=slider]")
+            handle.wait_for(state="visible", timeout=60_000)
+            state = page.locator(".decoding-readout .decoding-state")
+            before = (state.get_attribute("data-step"), page.locator(".decoding-viewer img").get_attribute("src"))
+            handle.focus()
+            for _ in range(3):
+                page.keyboard.press("ArrowRight")
+                page.wait_for_timeout(150)
+            page.wait_for_function("() => document.querySelector('.decoding-readout .decoding-state')"
+                                   ".dataset.step === '4'", timeout=20_000)
+            after = (state.get_attribute("data-step"), page.locator(".decoding-viewer img").get_attribute("src"))
+            artifact.parent.mkdir(parents=True, exist_ok=True)
+            page.locator(".decoding-viewer").screenshot(path=str(artifact))
+        finally:
+            browser.close()
+    assert before[0] == "1" and after[0] == "4"
+    assert before[1] != after[1], "the picture must change with the step"

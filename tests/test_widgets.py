@@ -258,10 +258,10 @@ def test_decoding_step_view_follows_the_slider():
     viewer = DecodingStepViewer(model, "the dog sleeps")
     assert viewer.weights.shape == (len(viewer.output), 3)
     first_png, first_text = viewer.image.value, viewer.readout.value
-    assert 'data-step="0"' in first_text
+    assert 'data-step="1"' in first_text and viewer.slider.min == 1 and viewer.slider.max == len(viewer.output)
     if len(viewer.output) > 1:
-        viewer.slider.value = 1
-        assert 'data-step="1"' in viewer.readout.value and viewer.image.value != first_png
+        viewer.slider.value = 2
+        assert 'data-step="2"' in viewer.readout.value and viewer.image.value != first_png
     ax = draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1)
     assert ax.get_ylim() == (0.0, 1.0) and [t.get_text() for t in ax.get_xticklabels()] == ["a", "b"]
     assert "chose 'y'" in ax.get_title(loc="left")
