@@ -5,7 +5,7 @@ memory (torch profiler's allocation events, see helpers/cost.py), with ours/fuse
 thread, as in the notebooks; float32; d = 64; batch 1 x 2 heads by default.
 
     python benchmarks/bench_attention.py                     # print the table and update README
-    python benchmarks/bench_attention.py --no-readme         # print only (by default it updates README's perf-attention)
+    python benchmarks/bench_attention.py --no-readme   # print only (by default it updates README's perf-attention)
 """
 from __future__ import annotations
 
@@ -58,8 +58,9 @@ def main() -> None:
             for name, r in results.items()}
     note = (
         f"`benchmarks/bench_attention.py`: `helpers.attention.scaled_dot_product_attention` (ours) vs "
-        f"`torch.nn.functional.scaled_dot_product_attention` (fused), float32, batch {args.batch} x {args.heads} heads, "
-        f"d = {args.d}, **1 torch thread** (as in the notebooks). Time: median of {args.repeats} calls after one warm-up, "
+        f"`torch.nn.functional.scaled_dot_product_attention` (fused), float32, batch {args.batch} x "
+        f"{args.heads} heads, d = {args.d}, **1 torch thread** (as in the notebooks). "
+        f"Time: median of {args.repeats} calls after one warm-up, "
         f"process CPU time (wall time beside it; the machine is shared, load average {load:.1f} at the start). "
         f"Peak: torch profiler's allocation events (deterministic; `helpers.cost.peak_tracked_bytes`). "
         f"torch {torch.__version__.split('+')[0]}, Python {platform.python_version()}, {os.cpu_count()} cores."

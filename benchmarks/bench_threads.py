@@ -24,7 +24,8 @@ pairs = load_split("train")
 model = make_model(kind=kind, seed=0)
 train(model, pairs, steps=5, progress=False)            # warm-up
 log = train(model, pairs, steps=steps, progress=False)
-print(json.dumps({"ms_per_step": 1000 * log.wall_seconds / log.steps, "cpu_ms_per_step": 1000 * log.cpu_seconds / log.steps}))
+print(json.dumps({"ms_per_step": 1000 * log.wall_seconds / log.steps,
+                  "cpu_ms_per_step": 1000 * log.cpu_seconds / log.steps}))
 """
 
 
@@ -64,7 +65,8 @@ def main() -> None:
         from helpers.devtools import update_readme_section
         from helpers.tables import format_table
 
-        note = (f"`python benchmarks/bench_threads.py`: {args.steps} training steps (batch 64) of the chapter-06 models "
+        note = (f"`python benchmarks/bench_threads.py`: {args.steps} training steps (batch 64) of the chapter-05 "
+                "models "
                 "in a fresh process per setting, with the other core idle or kept busy by another process (as when "
                 "`make test` runs two notebooks at once). The notebooks use `helpers.setup(threads=1)`: a second "
                 "thread helps only while the other core is idle, always costs more CPU per step, and a fixed thread "

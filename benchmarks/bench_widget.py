@@ -161,7 +161,8 @@ def main() -> None:
         + "\n\nWhere the time goes (median of 30):\n\n"
         + format_table(part_rows, ["step", "median ms"], markdown=True)
         + f"\n\nMeasured with `python benchmarks/bench_widget.py` on {platform.machine()}, "
-        "2 shared cores, 1 torch thread, while other jobs were running (wall times are noisy; CPU time is the steadier number). "
+        "2 shared cores, 1 torch thread, while other jobs were running "
+        "(wall times are noisy; CPU time is the steadier number). "
         + ("The Chromium row (`--browser`) is the whole round trip: key press, websocket message, kernel update, "
            "readout back in the page (JupyterLab 4, Debian Chromium, headless)."
            if browser else "Run with `--browser` to add the Chromium round trip (key press → readout in the page).")

@@ -2,7 +2,7 @@
 
     python benchmarks/run_notebooks.py                 # all chapters; updates README
     python benchmarks/run_notebooks.py notebooks/03_qkv_by_hand.ipynb
-    python benchmarks/run_notebooks.py --no-readme     # print only (by default it updates README's perf-notebooks table)
+    python benchmarks/run_notebooks.py --no-readme   # print only (by default it updates README's perf-notebooks)
 """
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from pathlib import Path
 from helpers.devtools import chapter_notebooks, execute_notebook, update_readme_section
 from helpers.tables import format_table
 
-TARGETS = {"01": 120, "04": 60, "05": 150, "06": 180, "07": 150, "08": 60}  # seconds, from the issues; others: "a minute or two"
+# seconds, from the issues; others: "a minute or two"
+TARGETS = {"01": 120, "04": 60, "05": 150, "06": 180, "07": 150, "08": 60}
 
 
 def cpu_seconds_of_children() -> float:
@@ -37,14 +38,16 @@ def main() -> None:
         cpu = cpu_seconds_of_children() - cpu_before
         target = TARGETS.get(path.name[:2], 120)
         total += seconds
-        rows.append([path.name, f"{seconds:.1f}", f"{cpu:.1f}", f"≤ {target}", "yes" if seconds <= target else "**no**"])
+        within = "yes" if seconds <= target else "**no**"
+        rows.append([path.name, f"{seconds:.1f}", f"{cpu:.1f}", f"≤ {target}", within])
         print(f"{path.name:<48}{seconds:7.1f} s wall {cpu:7.1f} s CPU  (target {target} s)", flush=True)
     print(f"{'total':<48}{total:7.1f} s")
     if not args.no_readme:
         note = (f"Measured by `python benchmarks/run_notebooks.py` on {time.strftime('%Y-%m-%d')}, "
                 f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each notebook in a "
                 "fresh kernel, one after the other (wall time includes the kernel start; CPU is the kernel's).")
-        table = format_table(rows + [["**total**", f"{total:.1f}", "", "", ""]], ["notebook", "wall s", "CPU s", "target s", "within"], markdown=True)
+        table = format_table(rows + [["**total**", f"{total:.1f}", "", "", ""]],
+                             ["notebook", "wall s", "CPU s", "target s", "within"], markdown=True)
         update_readme_section("perf-notebooks", note + "\n\n" + table)
 
 

@@ -166,7 +166,8 @@ class Scorer(nn.Module):
         """
         for name, x in (("query", query), ("keys", keys), ("values", values)):
             if x.dim() != 3:
-                raise ValueError(f"{type(self).__name__}: {name} has shape {_shape(x)}; expected 3 dimensions (batch, n, d)")
+                raise ValueError(f"{type(self).__name__}: {name} has shape {_shape(x)}; "
+                                 "expected 3 dimensions (batch, n, d)")
         if keys.shape[:2] != values.shape[:2]:
             raise ValueError(
                 f"{type(self).__name__}: keys have shape {_shape(keys)} and values {_shape(values)}; "

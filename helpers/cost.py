@@ -175,7 +175,8 @@ def fit_exponent(ns: Iterable[float], values: Iterable[float]) -> float:
     """The slope p of log(value) = p log(n) + c, fitted by least squares: value ~ n^p."""
     ns, values = np.asarray(list(ns), dtype=float), np.asarray(list(values), dtype=float)
     if ns.shape != values.shape or ns.size < 2:
-        raise ValueError(f"fit_exponent needs two equally long sequences of at least 2 numbers; got {ns.size} and {values.size}")
+        raise ValueError("fit_exponent needs two equally long sequences of at least 2 numbers; "
+                         f"got {ns.size} and {values.size}")
     if np.any(ns <= 0) or np.any(values <= 0):
         raise ValueError("fit_exponent needs positive sizes and values (it fits on log-log axes)")
     return float(np.polyfit(np.log(ns), np.log(values), 1)[0])

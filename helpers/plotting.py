@@ -117,7 +117,7 @@ def plot_mask(
     xlabel: str = "keys",
     ylabel: str = "queries",
 ):
-    """Draw a boolean mask as a two-colour grid (blue visible, grey hidden) with token ticks.  mask (n_q, n_k) -> Axes"""
+    """Draw a boolean mask as a two-colour grid (blue visible, grey hidden), token ticks.  mask (n_q, n_k) -> Axes"""
     m = to_numpy(mask)
     if m.ndim != 2:
         raise ValueError(f"plot_mask expects a mask of shape (n_queries, n_keys); got shape {tuple(m.shape)}")
@@ -296,7 +296,8 @@ def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, st
     and the word chosen at this step. weights: (n_out, n_src), row t = the step that chose output[t]."""
     w = to_numpy(weights)
     if w.shape != (len(output), len(source)):
-        raise ValueError(f"weights have shape {w.shape}; expected (n_output, n_source) = ({len(output)}, {len(source)})")
+        raise ValueError(f"weights have shape {w.shape}; "
+                         f"expected (n_output, n_source) = ({len(output)}, {len(source)})")
     if not 0 <= step < len(output):
         raise ValueError(f"step must be between 0 and {len(output) - 1} (one per output word); got {step}")
     if ax is None:

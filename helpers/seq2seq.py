@@ -36,14 +36,15 @@ from helpers.toylang import Vocab, source_vocab, target_vocab
 
 __all__ = [
     "Batch", "make_batch", "length_batches", "Encoder", "EncoderOutput", "FixedContextDecoder",
-    "LuongDecoder", "BahdanauDecoder", "WIRINGS", "Seq2Seq", "make_model", "greedy_decode", "greedy_translate", "forced_attention",
+    "LuongDecoder", "BahdanauDecoder", "WIRINGS", "Seq2Seq", "make_model", "greedy_decode", "greedy_translate",
+    "forced_attention",
 ]
 
 
 # ---------------------------------------------------------------- batching
 @dataclass
 class Batch:
-    """Padded tensors for a list of pairs. src (B, S), src_mask (B, 1, S) True at real tokens, tgt_in/tgt_out (B, T+1)."""
+    """Padded tensors of a list of pairs: src (B, S), src_mask (B, 1, S) True at real tokens, tgt_in/out (B, T+1)."""
 
     src: torch.Tensor
     src_lengths: torch.Tensor
@@ -91,7 +92,7 @@ def length_batches(lengths: Sequence[int], batch_size: int, seed: int = 0) -> It
 # ---------------------------------------------------------------- encoder
 @dataclass
 class EncoderOutput:
-    """outputs (B, S, 2H) [forward; backward] states, summary (B, 2H), forward_final/backward_final (B, H), mask (B, 1, S)."""
+    """outputs (B, S, 2H) [forward; backward], summary (B, 2H), forward/backward_final (B, H), mask (B, 1, S)."""
 
     outputs: torch.Tensor
     summary: torch.Tensor
@@ -392,7 +393,8 @@ def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
         model.train(was_training)
 
 
-def greedy_translate(model: Seq2Seq, sources: Sequence[Sequence[str]], batch_size: int = 100, max_len: int | None = None):
+def greedy_translate(model: Seq2Seq, sources: Sequence[Sequence[str]], batch_size: int = 100,
+                     max_len: int | None = None):
     """Translate token lists (batched by length); returns (hypotheses, weights) in the input order."""
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     hyps: list = [None] * len(sources)

@@ -166,7 +166,8 @@ def final_states(model: Seq2Seq, sources: Sequence[Sequence[str]], state: str = 
     enc = model.encode(make_batch([list(s) for s in sources], model.src_vocab))
     states = {"forward": enc.forward_final, "backward": enc.backward_final, "both": enc.summary}
     if state not in states or states[state] is None:
-        raise ValueError(f"state must be one of 'forward', 'backward' (bidirectional encoders) or 'both'; got {state!r}")
+        raise ValueError("state must be one of 'forward', 'backward' (bidirectional encoders) or 'both'; "
+                         f"got {state!r}")
     return states[state]
 
 

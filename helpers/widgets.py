@@ -68,7 +68,8 @@ def explorer_state(q, keys, values, scale: bool = True, temperature: float = 1.0
     if K.shape[1] != q.shape[0]:
         raise ValueError(f"q has shape {q.shape} and keys {K.shape}; expected keys of shape (n_keys, {q.shape[0]})")
     if V.shape[0] != K.shape[0]:
-        raise ValueError(f"keys have shape {K.shape} and values {V.shape}; expected values of shape ({K.shape[0]}, d_v)")
+        raise ValueError(f"keys have shape {K.shape} and values {V.shape}; "
+                         f"expected values of shape ({K.shape[0]}, d_v)")
     if not temperature > 0:
         raise ValueError(f"temperature must be > 0; got {temperature}")
     factor = (1.0 / math.sqrt(q.shape[0]) if scale else 1.0) / float(temperature)
@@ -177,7 +178,7 @@ class _ExplorerView:
 
 
 def _label_spot(v: np.ndarray, limit: float, side: int = 1) -> tuple[float, float]:
-    """Where to write a vector's name: beyond its tip, nudged to one side (keys left, Q right) so names rarely collide."""
+    """Where to write a vector's name: beyond its tip, nudged to one side (keys left, Q right) to avoid collisions."""
     norm = float(np.hypot(*v))
     if norm < 1e-9:
         return (0.12 * limit, -0.12 * limit * side)
@@ -507,7 +508,8 @@ class DecodingStepViewer:
         self.image.value = figure_png(self.fig, compress_level=6)
         so_far = html.escape(" ".join(self.output[: t + 1]))
         top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
-        self.readout.value = (f'<div class="decoding-state" data-step="{t + 1}" data-word="{html.escape(self.output[t])}">'
+        word = html.escape(self.output[t])
+        self.readout.value = (f'<div class="decoding-state" data-step="{t + 1}" data-word="{word}">'
                               f"step {t + 1} of {len(self.output)}: output so far <b>{so_far}</b>; "
                               f"most attended source word: <b>{html.escape(top)}</b></div>")
 

@@ -68,7 +68,8 @@ def test_format_table_text_and_markdown_from_a_dict_or_rows():
     table = {"w": {"valid": 72.04, "train": 99}, "c": {"valid": 82.0}}
     text = format_table(table, index_name="variant").splitlines()
     assert text == ["variant  valid  train", "w         72.0     99", "c         82.0      -"]
-    assert format_table([["a", 1.25]], ["name", "x"], digits=2, markdown=True) == "| name | x |\n|---|---|\n| a | 1.25 |"
+    markdown = format_table([["a", 1.25]], ["name", "x"], digits=2, markdown=True)
+    assert markdown == "| name | x |\n|---|---|\n| a | 1.25 |"
     with pytest.raises(ValueError, match="needs a header"):
         format_table([[1, 2]])
     with pytest.raises(ValueError, match="every row needs 2 cells"):

@@ -99,7 +99,8 @@ def test_saved_for_backward_lists_what_autograd_keeps():
     assert shapes == [(3, 4), (10, 3), (10, 4)]  # x and w for the matmul, exp's output
     assert sum(b for _, b in saved) == (30 + 12 + 40) * 4
     assert cost.saved_for_backward(lambda: x.detach() * 2) == []
-    assert cost.saved_for_backward(lambda: x * x.view(10, 3)) == [((10, 3), 120)]  # one storage, two views: counted once
+    # one storage, two views: counted once
+    assert cost.saved_for_backward(lambda: x * x.view(10, 3)) == [((10, 3), 120)]
 
 
 def test_called_ops_names_the_operators_and_the_fused_kernel():

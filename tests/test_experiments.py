@@ -65,7 +65,8 @@ def test_run_experiment_returns_one_row_per_config_seed_and_set(tiny_rows):
     assert [r["n"] for r in rows[:2]] == [4, 3]
     for r in rows:
         assert 0.0 <= r["bleu"] <= 100.0 and 0.0 <= r["exact"] <= 100.0
-        assert 0 < r["loss_end"] < r["loss_start"] and r["cpu_seconds"] >= 0    # 30 steps: the last 20 beat the first 20
+        # 30 steps: the last 20 beat the first 20
+        assert 0 < r["loss_end"] < r["loss_start"] and r["cpu_seconds"] >= 0
         assert (r["align"] is None) == (r["config"] == "none")
 
 

@@ -1,4 +1,4 @@
-"""Every committed notebook is valid, executed once in order, clean of errors and machine paths, and follows the skeleton."""
+"""Every committed notebook is valid, executed once in order, free of errors and machine paths, on the skeleton."""
 import json
 import shutil
 

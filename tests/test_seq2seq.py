@@ -187,7 +187,8 @@ def test_linear_probe_reads_a_planted_signal_and_not_noise():
 def test_probe_nouns_and_final_states_shapes():
     from helpers.training import _noun_targets, final_states, probe_nouns
 
-    assert _noun_targets("the dog near a river sees the cat".split()) == {"first": "dog", "middle": "river", "last": "cat"}
+    targets = _noun_targets("the dog near a river sees the cat".split())
+    assert targets == {"first": "dog", "middle": "river", "last": "cat"}
     m = small("none")
     pairs = sample_pairs(50, 5, 9, seed=0)
     assert final_states(m, [p[0] for p in pairs], "forward").shape == (50, 24)

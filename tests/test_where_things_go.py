@@ -10,7 +10,7 @@ def test_readme_table_matches_the_helpers_tree():
     listed = set(re.findall(r"^\| `(helpers/[^`]+)` \|", section, flags=re.M))
     on_disk = {f"helpers/{p.name}" for p in (ROOT / "helpers").glob("*.py")}
     on_disk |= {f"helpers/{p.name}/" for p in (ROOT / "helpers").iterdir() if (p / "__init__.py").is_file()}
-    assert listed == on_disk, f"only in the README: {sorted(listed - on_disk)}; only on disk: {sorted(on_disk - listed)}"
+    assert listed == on_disk, f"only in README: {sorted(listed - on_disk)}; only on disk: {sorted(on_disk - listed)}"
 
 
 def test_no_top_level_name_is_defined_in_two_helpers_modules():

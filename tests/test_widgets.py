@@ -114,7 +114,8 @@ def test_each_slider_move_updates_readout_state_and_picture(explorer):
         getattr(explorer, attr).value = value
         q = [explorer.q_x.value, explorer.q_y.value]
         ref = reference_weights(q, SEED_KEYS, explorer.scale_switch.value, explorer.temperature.value)
-        np.testing.assert_allclose(explorer.displayed_weights(), ref, atol=5e-5 + 1e-12, err_msg=f"after {attr}={value}")
+        np.testing.assert_allclose(explorer.displayed_weights(), ref, atol=5e-5 + 1e-12,
+                                   err_msg=f"after {attr}={value}")
         np.testing.assert_allclose(explorer.state["weights"], ref, rtol=1e-10, atol=1e-12)
         assert explorer.image.value != before_png, f"picture not redrawn after {attr}={value}"
         assert explorer.readout.value != before_html

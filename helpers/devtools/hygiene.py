@@ -38,9 +38,11 @@ def notebook_problems(path: Path | str) -> list[str]:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 problems.append(f"{path.name} cell {i}: stored error output {out.get('ename')}")
-            if out.get("output_type") == "stream" and out.get("name") == "stderr" and "Traceback" in out.get("text", ""):
+            stderr = out.get("output_type") == "stream" and out.get("name") == "stderr"
+            if stderr and "Traceback" in out.get("text", ""):
                 problems.append(f"{path.name} cell {i}: a traceback in stderr")
-            text = out.get("text", "") + str(out.get("data", {}).get("text/plain", "")) + str(out.get("data", {}).get("text/html", ""))
+            data = out.get("data", {})
+            text = out.get("text", "") + str(data.get("text/plain", "")) + str(data.get("text/html", ""))
             if _MACHINE_PATH.search(text):
                 problems.append(f"{path.name} cell {i}: an output shows a path of the executing machine")
     md = [c.source for c in nb.cells if c.cell_type == "markdown"]
@@ -54,5 +56,6 @@ def notebook_problems(path: Path | str) -> list[str]:
     heads = [(i, s) for i, s in enumerate(md) if s.lstrip().startswith("## ")]
     titles = [s.lstrip().splitlines()[0] for _, s in heads]
     if len(titles) < 2 or not titles[-2].startswith("## Chapter map") or not titles[-1].startswith("## Exercises"):
-        problems.append(f"{path.name}: must end with '## Chapter map' followed by '## Exercises' (sections: {titles[-3:]})")
+        problems.append(f"{path.name}: must end with '## Chapter map' followed by '## Exercises' "
+                        f"(sections: {titles[-3:]})")
     return problems

@@ -39,7 +39,8 @@ def _write_settings(settings_dir) -> None:
     """Private JupyterLab settings: no autosave, no news or update checks (no network)."""
     plugins = {
         "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                           "checkForUpdates": False},
     }
     for rel, value in plugins.items():
         path = settings_dir / rel
