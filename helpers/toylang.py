@@ -736,7 +736,7 @@ def target_vocab(grammar: str | None = None) -> Vocab:
 # ---------------------------------------------------------------- files
 TEST_BUCKETS: tuple[tuple[int, int], ...] = ((4, 10), (11, 20), (21, 30), (31, 40), (41, 50))
 TRAIN_LENGTHS: tuple[int, int] = (4, 40)
-N_TRAIN, N_VALID, N_TEST = 12000, 400, 200
+N_TRAIN, N_VALID, N_TEST = 10000, 400, 200
 SEED_TRAIN, SEED_VALID, SEED_TEST = 1, 2, 3
 HEADER = "source\ttarget\talignment\n"
 
