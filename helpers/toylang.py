@@ -435,11 +435,12 @@ def _parse_rich(words: list[str]) -> list[_Clause]:
 _VERB_KINDS = {"vi": (1, False), "vi2": (2, False), "vt": (1, True), "vt2": (2, True)}
 # Prior weights (relative) of the structural choices; the exact-length constraint renormalises them.
 _W_VERB = {"vi": 1.0, "vi2": 0.6, "vt": 2.0, "vt2": 1.5}
-_W_NP = {2: 1.0, 3: 1.0}             # det noun / det adj noun; a relative clause adds its own weight
+_W_NP = {2: 1.0, 3: 0.6}             # det noun / det adj noun; a relative clause adds its own weight
 _W_REL = 0.35
 _W_PP = {0: 1.0, 3: 0.45, 4: 0.45}   # no place phrase / prep det noun / prep det adj noun
 MAX_RICH_CLAUSE = 22
-_DET_WEIGHTS = {"the": 2.0, "a": 1.5, "this": 1.0, "that": 1.0, "every": 0.5}
+PAST_P = 0.4                         # share of verbs in the past tense (followed by "le")
+_DET_WEIGHTS = {"the": 4.0, "a": 1.5, "this": 1.0, "that": 1.0, "every": 0.5}
 
 
 @functools.lru_cache(maxsize=None)
@@ -512,7 +513,7 @@ class _RichBuilder:
 
     def verb_phrase(self, verb_kind: str, obj_len: int, allow_rel: bool = False) -> None:
         rng = self.rng
-        past = rng.random() < 0.5
+        past = rng.random() < PAST_P
         table = {"vi": _VERBS_I, "vi2": _PHRASAL_I, "vt": _VERBS_T, "vt2": _PHRASAL_T}[verb_kind]
         forms = rng.choice(sorted(table))
         self.emit(forms[1] if past else forms[0])
