@@ -827,7 +827,8 @@ def stats_markdown(splits: dict[str, list]) -> str:
     lines = ["| file | " + " | ".join(c.replace("_", " ") for c in cols) + " |",
              "|---|" + "---|" * len(cols)]
     for name, r in rows.items():
-        cells = [f"{r[c]:.0f}%" if c in PHENOMENA or c == "none" else f"{r[c]:,}" for c in cols]
+        share = (lambda v: f"{v:.0f}%") if r["11+ words"] else (lambda v: "–")     # no 11+ sentences: no share
+        cells = [share(r[c]) if c in PHENOMENA or c == "none" else f"{r[c]:,}" for c in cols]
         lines.append(f"| `{name}.tsv` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

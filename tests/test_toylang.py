@@ -269,6 +269,19 @@ def test_regeneration_is_byte_identical(tmp_path):
         assert p.read_bytes() == (DATA_DIR / p.name).read_bytes(), f"{p.name} differs from data/{p.name}"
 
 
+def test_readme_examples_are_the_translations():
+    import re
+
+    text = (DATA_DIR / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"source : (.*)\ntarget : (.*)\nalign  : (.*)\n", text)
+    assert len(blocks) >= 6
+    shown = set()
+    for src, tgt, align in blocks:
+        assert translate(src.split()) == (tgt.split(), parse_alignment(align)), src
+        shown |= phenomena((src.split(), tgt.split(), parse_alignment(align)))
+    assert shown == set(PHENOMENA), "data/README.md shows an example of every phenomenon"
+
+
 def test_data_files_are_small_split_and_bucketed():
     total = sum(p.stat().st_size for p in DATA_DIR.iterdir() if p.is_file())
     assert total < 4_500_000
