@@ -99,7 +99,8 @@ def main(argv=None) -> None:
             runs[label] = run(kind, hidden, args.steps, seed, train_pairs, test)
             log = runs[label]["log"]
             print(f"seed {seed}, {label}: {log.cpu_seconds:.1f} s CPU, {log.wall_seconds:.1f} s wall, "
-                  f"{1000 * log.cpu_seconds / log.steps:.0f} ms CPU/step, final loss {log.final_loss():.3f}", flush=True)
+                  f"{1000 * log.cpu_seconds / log.steps:.0f} ms CPU/step, final loss {log.final_loss():.3f}",
+                  flush=True)
         sections.append(report(runs, seed, args.steps, list(test)))
         all_met &= all(ok for _, _, ok in check_targets(runs))
         print(sections[-1], flush=True)

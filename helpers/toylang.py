@@ -161,7 +161,8 @@ def _translate_simple(words: list[str]) -> tuple[list[str], list[tuple[int, ...]
     cat = {s: c for c, group in _SIMPLE_WORDS.items() for s in group}
     unknown = [w for w in words if w not in cat]
     if unknown:
-        raise ValueError(f"unknown source words for the simple grammar: {unknown}; allowed: {vocabulary_hint('simple')}")
+        raise ValueError(f"unknown source words for the simple grammar: {unknown}; "
+                         f"allowed: {vocabulary_hint('simple')}")
     pos = 0
 
     def expect(c: str) -> tuple[str, int]:
@@ -563,7 +564,8 @@ def sample_pairs(n: int, min_len: int = 4, max_len: int = 40, seed: int = 0, gra
     """
     _check_grammar(grammar)
     if min_len < MIN_LEN or max_len < min_len:
-        raise ValueError(f"lengths must satisfy {MIN_LEN} <= min_len <= max_len; got min_len={min_len}, max_len={max_len}")
+        raise ValueError(f"lengths must satisfy {MIN_LEN} <= min_len <= max_len; "
+                         f"got min_len={min_len}, max_len={max_len}")
     rng = random.Random(seed)
     return [_sample_one(rng, rng.randint(min_len, max_len), grammar) for _ in range(n)]
 
@@ -621,7 +623,7 @@ def phenomena(pair) -> set[str]:
         for i in a:
             users.setdefault(i, []).append(j)
     found = set()
-    for i, js in users.items():
+    for js in users.values():
         if len(js) >= 2 and all(len(sets[j]) == 1 for j in js):
             found.add("one_to_many")
             if js[-1] - js[0] != len(js) - 1:
@@ -878,7 +880,8 @@ def load_split(name: str, directory: Path | str | None = None):
 
 def load_test_buckets(limit: int | None = None, directory: Path | str | None = None) -> dict[str, list]:
     """The test files by source-length bucket: {"4-10": pairs, ..., "41-50": pairs}, `limit` pairs each."""
-    return {bucket_name(lo, hi): load_split(f"test_{bucket_name(lo, hi)}", directory)[:limit] for lo, hi in TEST_BUCKETS}
+    names = [bucket_name(lo, hi) for lo, hi in TEST_BUCKETS]
+    return {name: load_split(f"test_{name}", directory)[:limit] for name in names}
 
 
 def _main(argv=None) -> None:

@@ -4,12 +4,33 @@ from collections import Counter
 
 import pytest
 
-from helpers import DATA_DIR
-from helpers import toylang
-from helpers.toylang import (CATEGORY, LEXICON, PHENOMENA, TEST_BUCKETS, TRAIN_LENGTHS, UNSEEN_BUCKET, bucket_name,
-                             format_alignment, is_noun, load_split, load_test_buckets, max_target_length,
-                             parse_alignment, phenomena, read_tsv, references, sample_pairs, source_vocab,
-                             target_vocab, translate, vocabulary_hint, words_by_category, write_data, write_tsv)
+from helpers import DATA_DIR, toylang
+from helpers.toylang import (
+    CATEGORY,
+    LEXICON,
+    PHENOMENA,
+    TEST_BUCKETS,
+    TRAIN_LENGTHS,
+    UNSEEN_BUCKET,
+    bucket_name,
+    format_alignment,
+    is_noun,
+    load_split,
+    load_test_buckets,
+    max_target_length,
+    parse_alignment,
+    phenomena,
+    read_tsv,
+    references,
+    sample_pairs,
+    source_vocab,
+    target_vocab,
+    translate,
+    vocabulary_hint,
+    words_by_category,
+    write_data,
+    write_tsv,
+)
 
 MEASURE_OF = {noun: mw for mw, nouns in toylang._MEASURE.items() for noun in nouns}
 MEASURE_WORDS = set(toylang._MEASURE)
@@ -94,7 +115,7 @@ def test_gold_alignment_sets_are_consistent():
     target word class has the gold set its rule promises."""
     for src, tgt, align in fresh(600, 3, 50, seed=11) + load_split("valid"):
         assert len(tgt) == len(align)
-        for j, (w, a) in enumerate(zip(tgt, align)):
+        for w, a in zip(tgt, align):
             assert list(a) == sorted(set(a)) and all(0 <= i < len(src) for i in a)
             cats = [CATEGORY[src[i]] for i in a]
             if w == "le":
