@@ -653,6 +653,11 @@ def words_by_category(grammar: str = "rich") -> dict[str, list[str]]:
     return {c: list(ws) for c, ws in _RICH_WORDS.items()}
 
 
+# Deprecated: helpers/seq2seq.py imported this private name before words_by_category() existed; kept until it
+# switches to words_by_category() / vocabulary_hint().
+_LISTS = {c: sorted(ws) for c, ws in _RICH_WORDS.items()}
+
+
 def is_noun(word: str) -> bool:
     """True for a noun of either grammar."""
     return CATEGORY.get(word) == "noun"
