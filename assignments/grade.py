@@ -160,7 +160,7 @@ def score_table(rows: list[dict]) -> str:
         pct = 100 * r["total"] / r["out_of"] if r["out_of"] else 0.0
         lines.append([name, *cells, f"{_points(r['total'])}/{_points(r['out_of'])}", f"{pct:.0f}"])
     widths = [max(len(str(row[i])) for row in [header, *lines]) for i in range(len(header))]
-    fmt = lambda row: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+    fmt = lambda row: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=False)))
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])
 
 

@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from helpers.attention import SCORERS
 from helpers.cost import count_parameters
 from helpers.masks import padding_mask
-from helpers.toylang import Vocab, source_vocab, target_vocab
+from helpers.toylang import Vocab, max_target_length, source_vocab, target_vocab
 
 __all__ = [
     "Batch", "make_batch", "length_batches", "Encoder", "EncoderOutput", "FixedContextDecoder",
@@ -354,7 +354,7 @@ def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
     """Greedy decoding of a batch: (token lists, weights) with weights a list of (n_out, n_src) tensors or Nones.
 
     Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words
-    (default: longest source + 10). A model with its own `greedy_decode(batch, max_len)` method (the
+    (default: `helpers.toylang.max_target_length` of the longest source, + 1 for the <eos>). A model with its own `greedy_decode(batch, max_len)` method (the
     Transformer of helpers.transformer) decodes itself; the result has the same form.
     """
     own = getattr(model, "greedy_decode", None)
@@ -366,7 +366,7 @@ def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
         enc = model.encode(batch)
         state = model.decoder.initial_state(enc)
         B = batch.src.shape[0]
-        max_len = max_len or int(batch.src_lengths.max()) + 10
+        max_len = max_len or max_target_length(int(batch.src_lengths.max())) + 1
         tv = model.tgt_vocab
         y = torch.full((B, 1), tv.bos_id, dtype=torch.long)
         done = torch.zeros(B, dtype=torch.bool)

@@ -101,12 +101,26 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
 
 
 def evaluate(model: Seq2Seq, pairs: Sequence, batch_size: int = 100) -> dict:
-    """BLEU, exact match (both 0-100) and, for attention models, alignment accuracy (0-100) on `pairs`."""
-    hyps, _ = greedy_translate(model, [p[0] for p in pairs], batch_size=batch_size)
-    refs = [p[1] for p in pairs]
+    """BLEU, exact match (both 0-100, against every valid reference) and, for attention models, alignment
+    accuracy (0-100) and attention mass on the gold sets (0-1) on `pairs`."""
+    from helpers.metrics import attention_mass_on_gold
+    from helpers.toylang import max_target_length, references
+
+    def all_references(src, tgt):
+        try:
+            refs = references(src)
+        except ValueError:                  # not a rich-grammar sentence (e.g. the simple grammar's)
+            return [list(tgt)]
+        return refs if list(tgt) in refs else [list(tgt)]
+
+    max_len = max_target_length(max((len(p[0]) for p in pairs), default=1)) + 1
+    hyps, _ = greedy_translate(model, [p[0] for p in pairs], batch_size=batch_size, max_len=max_len)
+    refs = [all_references(p[0], p[1]) for p in pairs]
     result = {"bleu": corpus_bleu(hyps, refs), "exact": exact_match(hyps, refs), "n": len(pairs)}
     if model.has_attention:
-        result["align"] = alignment_accuracy(forced_attention(model, pairs, batch_size), [p[2] for p in pairs])
+        weights, gold = forced_attention(model, pairs, batch_size), [p[2] for p in pairs]
+        result["align"] = alignment_accuracy(weights, gold)
+        result["mass"] = attention_mass_on_gold(weights, gold)
     return result
 
 
@@ -152,9 +166,9 @@ def gradient_by_length(model: Seq2Seq, lengths: Sequence[int], n: int = 20, seed
 # ---------------------------------------------------------------- probing the final encoder state
 def _noun_targets(src: Sequence[str]) -> dict[str, str]:
     """The first, middle (closest to the sentence centre) and last noun of a source sentence."""
-    from helpers.toylang import CATEGORY
+    from helpers.toylang import is_noun
 
-    idx = [i for i, w in enumerate(src) if CATEGORY[w] == "noun"]
+    idx = [i for i, w in enumerate(src) if is_noun(w)]
     middle = min(idx, key=lambda i: (abs(i - (len(src) - 1) / 2), i))
     return {"first": src[idx[0]], "middle": src[middle], "last": src[idx[-1]]}
 

@@ -394,12 +394,6 @@ def tokenize_source(sentence: str | Sequence[str]) -> list[str]:
     return sentence.lower().split()
 
 
-def _vocabulary_hint() -> str:
-    from helpers.toylang import _LISTS
-    return "; ".join(f"{cat.replace('_t', ' (transitive)').replace('_i', ' (intransitive)')}: {', '.join(ws[:4])}, ..."
-                     for cat, ws in _LISTS.items() if cat != "conj")
-
-
 def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) -> Shown:
     """Translate one source sentence and draw its attention map (source words on x, translation on y).
 
@@ -414,19 +408,21 @@ def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) 
     unknown = [t for t in tokens if t not in model.src_vocab]
     if unknown:
         words = ", ".join(f"'{w}'" for w in dict.fromkeys(unknown))
+        n_words = sum(len(ws) for ws in toylang.words_by_category().values())
         return Shown(tokens, None, None, None,
-                     f"Unknown word(s): {words}. The toy source language has only {len(toylang.LEXICON)} words "
-                     f"({_vocabulary_hint()} and 'and'). Try another word.")
+                     f"Unknown word(s): {words}. The toy source language has only {n_words} words "
+                     f"({toylang.vocabulary_hint()}). Try another word.")
     from helpers.seq2seq import greedy_translate
 
     (hyp,), (weights,) = greedy_translate(model, [tokens])
     try:
-        reference, _ = toylang.translate(tokens)
+        references = toylang.references(tokens)
     except ValueError as err:
         reference = None
         verdict = f"(no reference: the grammar cannot parse this sentence, {err})"
     else:
-        verdict = "(matches the reference)" if hyp == reference else f"(reference: {' '.join(reference)})"
+        reference = references[0]
+        verdict = "(matches a reference)" if hyp in references else f"(reference: {' '.join(reference)})"
     message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or '(empty)'}  {verdict}"
     figure = None
     if plot and weights is not None and len(hyp) > 0:
