@@ -228,7 +228,9 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True):
         super().__init__()
         if not (isinstance(d_model, int) and isinstance(n_heads, int) and d_model > 0 and n_heads > 0):
-            raise ValueError(f"d_model and n_heads must be positive integers, got d_model={d_model!r}, n_heads={n_heads!r}")
+            raise ValueError(
+                f"d_model and n_heads must be positive integers, got d_model={d_model!r}, n_heads={n_heads!r}"
+            )
         if d_model % n_heads:
             raise ValueError(
                 f"d_model={d_model} is not divisible by n_heads={n_heads}; each head gets d_model / n_heads features, "
@@ -253,7 +255,7 @@ class MultiHeadAttention(nn.Module):
         return x.transpose(1, 2).reshape(B, n, self.d_model)
 
     def head_mask(self, mask, batch: int, n_q: int, n_k: int) -> torch.Tensor | None:
-        """A mask with a head axis.  # (B, 1|n_q, n_k) or (n_q, n_k) or 4-D -> broadcastable to (B, n_heads, n_q, n_k)"""
+        """Add a head axis to a mask.  # (B, 1|n_q, n_k), (n_q, n_k) or 4-D -> broadcastable to (B, h, n_q, n_k)"""
         if mask is None:
             return None
         mask = torch.as_tensor(mask)
@@ -280,7 +282,7 @@ class MultiHeadAttention(nn.Module):
         return shaped
 
     def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask=None):
-        """query (B, n_q, d_model), key and value (B, n_k, d_model) -> output (B, n_q, d_model), weights (B, h, n_q, n_k)."""
+        """query (B, n_q, d), key and value (B, n_k, d) -> output (B, n_q, d), weights (B, h, n_q, n_k)."""
         for name, x in (("query", query), ("key", key), ("value", value)):
             if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
                 got = _shape(x) if isinstance(x, torch.Tensor) else type(x).__name__
@@ -302,5 +304,6 @@ class MultiHeadAttention(nn.Module):
         K = self.split_heads(self.W_k(key))                        # (B, h, n_k, d_head)
         V = self.split_heads(self.W_v(value))                      # (B, h, n_k, d_head)
         p = self.dropout if self.training else 0.0
-        context, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=p)  # (B, h, n_q, d_head), (B, h, n_q, n_k)
+        context, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=p)
+        # context (B, h, n_q, d_head), weights (B, h, n_q, n_k)
         return self.W_o(self.merge_heads(context)), weights        # (B, n_q, d_model), (B, h, n_q, n_k)

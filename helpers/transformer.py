@@ -180,8 +180,9 @@ def _source_mask(batch) -> torch.Tensor:
     if m.dim() == 2:
         m = m[:, None, :]
     if m.dim() != 3 or m.shape[1] != 1 or m.shape[0] != batch.src.shape[0] or m.shape[2] != batch.src.shape[1]:
-        raise ValueError(f"batch.src_mask has shape {tuple(batch.src_mask.shape)}; expected "
-                         f"({batch.src.shape[0]}, 1, {batch.src.shape[1]}) or ({batch.src.shape[0]}, {batch.src.shape[1]})")
+        B, S = batch.src.shape
+        got = tuple(batch.src_mask.shape)
+        raise ValueError(f"batch.src_mask has shape {got}; expected ({B}, 1, {S}) or ({B}, {S}) (True at real tokens)")
     return m.bool()
 
 
@@ -263,7 +264,7 @@ class TransformerTranslator(nn.Module):
 
     # -- the Seq2Seq interface
     def forward(self, batch):
-        """Teacher-forced pass: logits (B, T+1, V), last decoder layer's cross-attention averaged over heads (B, T+1, S)."""
+        """Teacher-forced pass: logits (B, T+1, V), last decoder layer's cross-attention, mean over heads (B, T+1, S)"""
         src_mask = _source_mask(batch)
         memory, _ = self.encode_with_weights(batch.src, src_mask)
         out = self.decode(batch.tgt_in, memory, src_mask)
@@ -343,7 +344,7 @@ def make_transformer(d_model: int = TRANSFORMER_DEFAULTS["d_model"], n_heads: in
                      dropout: float = TRANSFORMER_DEFAULTS["dropout"],
                      positions: str | None = TRANSFORMER_DEFAULTS["positions"], max_len: int = 128,
                      seed: int | None = None) -> TransformerTranslator:
-    """A TransformerTranslator for the toy languages (defaults: TRANSFORMER_DEFAULTS); seed fixes the initial weights."""
+    """A TransformerTranslator for the toy languages (defaults: TRANSFORMER_DEFAULTS); seed fixes initial weights."""
     if seed is not None:
         torch.manual_seed(seed)
     return TransformerTranslator(source_vocab(), target_vocab(), d_model=d_model, n_heads=n_heads, n_layers=n_layers,
