@@ -27,6 +27,7 @@ __all__ = [
     "DotProductAttention",
     "ScaledDotProductAttention",
     "SCORERS",
+    "MultiHeadAttention",
 ]
 
 
@@ -277,3 +278,97 @@ class ScaledDotProductAttention(DotProductAttention):
         """(batch, n_q, d) , (batch, n_k, d) -> (batch, n_q, n_k)"""
         return super().score(query, keys) / math.sqrt(keys.shape[-1])
 
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention: project, split into heads, attend with scaled_dot_product_attention, concatenate, project.
+
+    d_model is split into n_heads heads of d_head = d_model / n_heads features, so the four d_model x d_model
+    projections (W_q, W_k, W_v, W_o) hold 4·d² (+ 4·d biases) parameters whatever the number of heads.
+    forward(query (B, n_q, d), key (B, n_k, d), value (B, n_k, d), mask) -> (output (B, n_q, d),
+    weights (B, n_heads, n_q, n_k)). mask: bool, True = may attend, shaped (B, 1, n_k), (B, n_q, n_k),
+    (n_q, n_k) or (B | 1, n_heads | 1, n_q | 1, n_k).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        if not (isinstance(d_model, int) and isinstance(n_heads, int) and d_model > 0 and n_heads > 0):
+            raise ValueError(
+                f"d_model and n_heads must be positive integers, got d_model={d_model!r}, n_heads={n_heads!r}"
+            )
+        if d_model % n_heads:
+            raise ValueError(
+                f"d_model={d_model} is not divisible by n_heads={n_heads}; each head gets d_model / n_heads features, "
+                f"so pick n_heads among {[h for h in range(1, d_model + 1) if d_model % h == 0][:8]}..."
+            )
+        if not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must lie in [0, 1), got {dropout}")
+        self.d_model, self.n_heads, self.d_head, self.dropout = d_model, n_heads, d_model // n_heads, dropout
+        self.W_q = nn.Linear(d_model, d_model, bias=bias)
+        self.W_k = nn.Linear(d_model, d_model, bias=bias)
+        self.W_v = nn.Linear(d_model, d_model, bias=bias)
+        self.W_o = nn.Linear(d_model, d_model, bias=bias)
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """Cut the feature axis into heads.  # (B, n, d_model) -> (B, n_heads, n, d_head)"""
+        B, n, _ = x.shape
+        return x.view(B, n, self.n_heads, self.d_head).transpose(1, 2)
+
+    def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """Concatenate the heads again.  # (B, n_heads, n, d_head) -> (B, n, d_model)"""
+        B, _, n, _ = x.shape
+        return x.transpose(1, 2).reshape(B, n, self.d_model)
+
+    def head_mask(self, mask, batch: int, n_q: int, n_k: int) -> torch.Tensor | None:
+        """Add a head axis to a mask.  # (B, 1|n_q, n_k), (n_q, n_k) or 4-D -> broadcastable to (B, h, n_q, n_k)"""
+        if mask is None:
+            return None
+        mask = torch.as_tensor(mask)
+        if mask.dtype != torch.bool:
+            mask = mask != 0
+        expected = (batch, self.n_heads, n_q, n_k)
+        shaped = {2: lambda m: m, 3: lambda m: m.unsqueeze(1), 4: lambda m: m}.get(mask.dim(), lambda m: None)(mask)
+        ok = shaped is not None and mask.shape[-1] == n_k
+        if ok:
+            try:
+                ok = torch.broadcast_shapes(shaped.shape, expected) == expected
+            except RuntimeError:
+                ok = False
+        if not ok:
+            hint = ""
+            if mask.dim() == 2 and tuple(mask.shape) == (batch, n_k) and batch != n_q:
+                hint = " A padding mask of shape (batch, n_keys) needs a query axis: pass mask[:, None, :]."
+            raise ValueError(
+                f"MultiHeadAttention: mask has shape {_shape(mask)} but the attention weights have shape "
+                f"({batch}, {self.n_heads}, {n_q}, {n_k}) (batch, n_heads, n_queries, n_keys); expected a mask of "
+                f"shape ({batch}, 1, {n_k}), ({batch}, {n_q}, {n_k}), ({n_q}, {n_k}) or one that broadcasts to "
+                f"the 4-D shape.{hint}"
+            )
+        return shaped
+
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask=None):
+        """query (B, n_q, d), key and value (B, n_k, d) -> output (B, n_q, d), weights (B, h, n_q, n_k)."""
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
+                got = _shape(x) if isinstance(x, torch.Tensor) else type(x).__name__
+                raise ValueError(f"MultiHeadAttention: {name} has shape {got}; expected (batch, n, {self.d_model})")
+        if key.shape[:2] != value.shape[:2]:
+            raise ValueError(
+                f"MultiHeadAttention: key has shape {_shape(key)} and value {_shape(value)}; expected value of shape "
+                f"({key.shape[0]}, {key.shape[1]}, {self.d_model}) (one value per key)"
+            )
+        if query.shape[0] != key.shape[0]:
+            raise ValueError(
+                f"MultiHeadAttention: query has batch size {query.shape[0]} but key has {key.shape[0]} "
+                f"(query {_shape(query)}, key {_shape(key)})"
+            )
+        B, n_q, _ = query.shape
+        n_k = key.shape[1]
+        mask = self.head_mask(mask, B, n_q, n_k)                   # broadcastable to (B, h, n_q, n_k)
+        Q = self.split_heads(self.W_q(query))                      # (B, h, n_q, d_head)
+        K = self.split_heads(self.W_k(key))                        # (B, h, n_k, d_head)
+        V = self.split_heads(self.W_v(value))                      # (B, h, n_k, d_head)
+        p = self.dropout if self.training else 0.0
+        context, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=p)
+        # context (B, h, n_q, d_head), weights (B, h, n_q, n_k)
+        return self.W_o(self.merge_heads(context)), weights        # (B, n_q, d_model), (B, h, n_q, n_k)

@@ -354,8 +354,9 @@ def greedy_decode(model: Seq2Seq, batch: Batch, max_len: int | None = None):
     """Greedy decoding of a batch: (token lists, weights) with weights a list of (n_out, n_src) tensors or Nones.
 
     Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words
-    (default: `helpers.toylang.max_target_length` of the longest source, + 1 for the <eos>). A model with its own `greedy_decode(batch, max_len)` method (the
-    Transformer of helpers.transformer) decodes itself; the result has the same form.
+    (default: `helpers.toylang.max_target_length` of the longest source, + 1 for the <eos>). A model with its
+    own `greedy_decode(batch, max_len)` method (the Transformer of helpers.transformer) decodes itself; the
+    result has the same form.
     """
     own = getattr(model, "greedy_decode", None)
     if callable(own):

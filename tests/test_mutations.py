@@ -72,12 +72,11 @@ A.AdditiveAttention.score = score
 
 HEADS_SPLIT_WRONG = '''
 import helpers.attention as A
-_right = A.MultiHeadAttention._split
-def _split(self, x):
+def split_heads(self, x):
     """Broken: reshapes (batch, n, d) straight into (batch, heads, n, d_head), mixing positions across heads."""
     b, n, d = x.shape
     return x.reshape(b, self.n_heads, n, d // self.n_heads)
-A.MultiHeadAttention._split = _split
+A.MultiHeadAttention.split_heads = split_heads
 '''
 
 MATRIX_BYTES_IGNORE_HEADS = '''

@@ -49,7 +49,7 @@ def run_mutated(notebook: Path | str, patch: str, timeout: int = 600, kernel_nam
     return MutationResult(None, None, None, None)
 
 
-def main(argv: list[str] | None = None) -> int:
+def mutate_cli(argv: list[str] | None = None) -> int:
     """`python -m helpers.devtools.mutations NOTEBOOK PATCH_FILE`: print where the mutated notebook fails."""
     import argparse
 
@@ -66,4 +66,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(mutate_cli())

@@ -1,0 +1,522 @@
+"""A small Transformer, built from the course's own attention: positions, blocks, a translator, a causal-mask demo.
+
+* ``sinusoidal_positions(n, d)`` and ``LearnedPositions(max_len, d)``: where each token sits in the sentence.
+* ``FeedForward``, ``EncoderLayer``, ``DecoderLayer``: pre-norm blocks, x + sublayer(LayerNorm(x)), whose
+  attention is ``helpers.attention.MultiHeadAttention``; every layer returns the weights it computed.
+* ``TransformerTranslator`` / ``make_transformer(...)``: an encoder-decoder with the interface of
+  ``helpers.seq2seq.Seq2Seq``, so ``helpers.training.train`` and ``evaluate`` work unchanged.
+* ``TinyDecoder`` / ``causal_mask_demo(causal)``: a decoder-only language model trained with and without the
+  causal mask (without it, it reads the answer).
+* ``step_time_by_length``: CPU time of one training step against sentence length, for any translators.
+
+Mask convention (as everywhere in the course): bool, True = may attend, shaped (batch, 1 or n_q, n_k).
+Shapes: B batch, S source length, T target length (with <bos>), d = d_model, h = n_heads, V vocabulary size.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from helpers.attention import MultiHeadAttention
+from helpers.masks import causal_mask
+from helpers.toylang import Vocab, max_target_length, source_vocab, target_vocab
+
+__all__ = [
+    "sinusoidal_positions", "SinusoidalPositions", "LearnedPositions", "FeedForward", "EncoderLayer", "DecoderLayer",
+    "TransformerTranslator", "make_transformer", "TRANSFORMER_DEFAULTS", "TRANSFORMER_TRAINING",
+    "TinyDecoder", "CausalDemoResult", "causal_mask_demo", "next_word_accuracy", "next_word_scores", "generate",
+    "step_time_by_length",
+]
+
+# The named default: a configuration that trains on the course's task (12,000 pairs of 4-40 words, batches of 64)
+# within the 75 s CPU budget on one torch thread. At this budget one layer with more steps beat two layers with
+# fewer, and dropout only slowed learning (the model sees each pair about 7 times).
+TRANSFORMER_DEFAULTS = dict(d_model=64, n_heads=4, n_layers=1, d_ff=128, dropout=0.0, positions="sinusoidal")
+# Arguments for helpers.training.train that go with it.
+TRANSFORMER_TRAINING = dict(steps=1400, lr=1e-2, warmup=100)
+
+
+# ---------------------------------------------------------------- positions
+def sinusoidal_positions(n: int, d: int, base: float = 10000.0) -> torch.Tensor:
+    """Vaswani et al. (2017): PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d)).  -> (n, d)"""
+    if not (isinstance(n, int) and isinstance(d, int)) or n < 0 or d < 1:
+        raise ValueError(f"sinusoidal_positions needs integers n >= 0 and d >= 1, got n={n!r}, d={d!r}")
+    position = torch.arange(n, dtype=torch.float32)[:, None]                 # (n, 1)
+    even = torch.arange(0, d, 2, dtype=torch.float32)                       # (ceil(d/2),) the 2i
+    angle = position / base ** (even / d)                                    # (n, ceil(d/2))
+    pe = torch.zeros(n, d)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle[:, : d // 2])
+    return pe
+
+
+def _check_sequence(x: torch.Tensor, d: int, max_len: int | None, who: str) -> None:
+    """Raise a ValueError naming the shape received when x is not (B, n, d) with n <= max_len."""
+    if x.dim() != 3 or x.shape[-1] != d:
+        raise ValueError(f"{who}: input has shape {tuple(x.shape)}; expected (batch, n, {d})")
+    if max_len is not None and x.shape[1] > max_len:
+        raise ValueError(f"{who}: sequence length {x.shape[1]} exceeds max_len={max_len}")
+
+
+class SinusoidalPositions(nn.Module):
+    """Add fixed sinusoidal positions (no parameters).  # (B, n, d) -> (B, n, d)"""
+
+    def __init__(self, max_len: int, d: int):
+        super().__init__()
+        self.max_len, self.d = max_len, d
+        self.register_buffer("table", sinusoidal_positions(max_len, d), persistent=False)  # (max_len, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, n, d) -> x + PE[:n]"""
+        _check_sequence(x, self.d, self.max_len, type(self).__name__)
+        return x + self.table[: x.shape[1]]
+
+
+class LearnedPositions(nn.Module):
+    """Add a learned vector per position (max_len·d parameters).  # (B, n, d) -> (B, n, d)"""
+
+    def __init__(self, max_len: int, d: int):
+        super().__init__()
+        self.max_len, self.d = max_len, d
+        self.embedding = nn.Embedding(max_len, d)
+        nn.init.normal_(self.embedding.weight, std=0.02)
+
+    @property
+    def table(self) -> torch.Tensor:
+        """The position vectors  # (max_len, d)"""
+        return self.embedding.weight
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, n, d) -> x + P[:n]"""
+        _check_sequence(x, self.d, self.max_len, type(self).__name__)
+        return x + self.embedding.weight[: x.shape[1]]
+
+
+POSITIONS = {"sinusoidal": SinusoidalPositions, "learned": LearnedPositions}
+
+
+def _make_positions(kind: str | None, max_len: int, d: int) -> nn.Module:
+    """'sinusoidal', 'learned' or None (no positions: the model is blind to word order)."""
+    if kind is None or kind == "none":
+        return nn.Identity()
+    if kind not in POSITIONS:
+        raise ValueError(f"positions must be one of {sorted(POSITIONS)} or None, got {kind!r}")
+    return POSITIONS[kind](max_len, d)
+
+
+# ---------------------------------------------------------------- blocks
+class FeedForward(nn.Module):
+    """Position-wise feed-forward: Linear(d, d_ff), ReLU, dropout, Linear(d_ff, d).  # (B, n, d) -> (B, n, d)"""
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, n, d) -> (B, n, d), the same small network at every position."""
+        return self.linear2(self.dropout(F.relu(self.linear1(x))))
+
+
+class EncoderLayer(nn.Module):
+    """Pre-norm encoder block: x + SelfAttn(LN(x)), then x + FF(LN(x)).  # (B, S, d) -> (B, S, d), (B, h, S, S)"""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=dropout)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None):
+        """x (B, S, d), mask (B, 1|S, S) True = may attend -> x (B, S, d), self-attention weights (B, h, S, S)."""
+        h = self.norm1(x)
+        attended, weights = self.self_attn(h, h, h, mask)
+        x = x + self.dropout(attended)
+        x = x + self.dropout(self.feed_forward(self.norm2(x)))
+        return x, weights
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm decoder block: causal self-attention, cross-attention over the encoder output, feed-forward.
+
+    y (B, T, d), memory (B, S, d) -> y (B, T, d), self weights (B, h, T, T), cross weights (B, h, T, S).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(d_model)
+        self.self_attn = MultiHeadAttention(d_model, n_heads, dropout=dropout)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.cross_attn = MultiHeadAttention(d_model, n_heads, dropout=dropout)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, y: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
+                memory_mask: torch.Tensor | None = None):
+        """self_mask (T, T) or (B, T, T), e.g. causal_mask(T); memory_mask (B, 1, S) padding of the source."""
+        h = self.norm1(y)
+        attended, self_weights = self.self_attn(h, h, h, self_mask)                 # (B, T, d), (B, h, T, T)
+        y = y + self.dropout(attended)
+        h = self.norm2(y)
+        attended, cross_weights = self.cross_attn(h, memory, memory, memory_mask)  # (B, T, d), (B, h, T, S)
+        y = y + self.dropout(attended)
+        y = y + self.dropout(self.feed_forward(self.norm3(y)))
+        return y, self_weights, cross_weights
+
+
+# ---------------------------------------------------------------- the translator
+def _source_mask(batch) -> torch.Tensor:
+    """The batch's source padding mask as (B, 1, S); accepts (B, S) or (B, 1, S)."""
+    m = batch.src_mask
+    if m.dim() == 2:
+        m = m[:, None, :]
+    if m.dim() != 3 or m.shape[1] != 1 or m.shape[0] != batch.src.shape[0] or m.shape[2] != batch.src.shape[1]:
+        B, S = batch.src.shape
+        got = tuple(batch.src_mask.shape)
+        raise ValueError(f"batch.src_mask has shape {got}; expected ({B}, 1, {S}) or ({B}, {S}) "
+                         "(True at real tokens)")
+    return m.bool()
+
+
+@dataclass
+class _Decoded:
+    """What one decoder pass computed: logits (B, T, V) and per-layer weights (B, h, T, T) / (B, h, T, S)."""
+
+    logits: torch.Tensor
+    self_weights: list
+    cross_weights: list
+
+
+class TransformerTranslator(nn.Module):
+    """Encoder-decoder Transformer with the interface of helpers.seq2seq.Seq2Seq.
+
+    Embeddings are scaled by sqrt(d) and positions added; N encoder and N decoder layers (pre-norm), a final
+    LayerNorm on each side, and an output projection to the target vocabulary.
+    """
+
+    has_attention = True
+
+    def __init__(self, src_vocab: Vocab, tgt_vocab: Vocab, d_model: int = 64, n_heads: int = 4, n_layers: int = 1,
+                 d_ff: int = 128, dropout: float = 0.0, positions: str | None = "sinusoidal", max_len: int = 128,
+                 config: dict | None = None):
+        super().__init__()
+        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+        self.d_model, self.max_len = d_model, max_len
+        self.src_embedding = nn.Embedding(len(src_vocab), d_model, padding_idx=src_vocab.pad_id)
+        self.tgt_embedding = nn.Embedding(len(tgt_vocab), d_model, padding_idx=tgt_vocab.pad_id)
+        for emb in (self.src_embedding, self.tgt_embedding):      # N(0, 1/d): after * sqrt(d), unit-size entries
+            nn.init.normal_(emb.weight, std=d_model ** -0.5)
+            with torch.no_grad():
+                emb.weight[emb.padding_idx].zero_()
+        self.src_positions = _make_positions(positions, max_len, d_model)
+        self.tgt_positions = _make_positions(positions, max_len, d_model)
+        self.dropout = nn.Dropout(dropout)
+        self.encoder_layers = nn.ModuleList(EncoderLayer(d_model, n_heads, d_ff, dropout) for _ in range(n_layers))
+        self.encoder_norm = nn.LayerNorm(d_model)
+        self.decoder_layers = nn.ModuleList(DecoderLayer(d_model, n_heads, d_ff, dropout) for _ in range(n_layers))
+        self.decoder_norm = nn.LayerNorm(d_model)
+        self.output = nn.Linear(d_model, len(tgt_vocab))
+        self.config = dict(kind="transformer", d_model=d_model, n_heads=n_heads, n_layers=n_layers, d_ff=d_ff,
+                           dropout=dropout, positions=positions, max_len=max_len)
+        self.config.update(config or {})
+
+    # -- pieces
+    def embed(self, ids: torch.Tensor, embedding: nn.Embedding, positions: nn.Module) -> torch.Tensor:
+        """Token ids (B, n) -> dropout(embedding · sqrt(d) + positions)  # (B, n, d)"""
+        if ids.shape[1] > self.max_len:
+            raise ValueError(f"sequence of {ids.shape[1]} tokens is longer than max_len={self.max_len}")
+        return self.dropout(positions(embedding(ids) * math.sqrt(self.d_model)))
+
+    def encode_with_weights(self, src: torch.Tensor, src_mask: torch.Tensor):
+        """src (B, S) ids, src_mask (B, 1, S) -> memory (B, S, d), per-layer self-attention weights (B, h, S, S)."""
+        x = self.embed(src, self.src_embedding, self.src_positions)
+        weights = []
+        for layer in self.encoder_layers:
+            x, w = layer(x, src_mask)
+            weights.append(w)
+        return self.encoder_norm(x), weights
+
+    def encode(self, batch) -> torch.Tensor:
+        """The encoder's output for a Batch  # (B, S, d)"""
+        return self.encode_with_weights(batch.src, _source_mask(batch))[0]
+
+    def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor, src_mask: torch.Tensor) -> _Decoded:
+        """tgt_in (B, T) ids, memory (B, S, d), src_mask (B, 1, S) -> logits (B, T, V) and per-layer weights.
+
+        Position t sees target tokens 0..t only (causal mask), and every real source token.
+        """
+        y = self.embed(tgt_in, self.tgt_embedding, self.tgt_positions)
+        future_hidden = causal_mask(tgt_in.shape[1])                      # (T, T)
+        self_w, cross_w = [], []
+        for layer in self.decoder_layers:
+            y, sw, cw = layer(y, memory, future_hidden, src_mask)
+            self_w.append(sw)
+            cross_w.append(cw)
+        return _Decoded(self.output(self.decoder_norm(y)), self_w, cross_w)
+
+    # -- the Seq2Seq interface
+    def forward(self, batch):
+        """Teacher-forced pass: logits (B, T+1, V), last decoder layer's cross-attention, mean over heads (B, T+1, S)"""
+        src_mask = _source_mask(batch)
+        memory, _ = self.encode_with_weights(batch.src, src_mask)
+        out = self.decode(batch.tgt_in, memory, src_mask)
+        return out.logits, out.cross_weights[-1].mean(dim=1)
+
+    def loss(self, batch) -> torch.Tensor:
+        """Mean cross-entropy per target token (padding ignored)."""
+        logits, _ = self(batch)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch.tgt_out.reshape(-1),
+                               ignore_index=self.tgt_vocab.pad_id)
+
+    def n_parameters(self) -> int:
+        """Number of trainable parameters."""
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+    @torch.no_grad()
+    def attention_maps(self, batch) -> dict:
+        """Every attention map of a teacher-forced pass (eval mode).
+
+        {("encoder", l): (B, h, S, S), ("decoder_self", l): (B, h, T, T), ("decoder_cross", l): (B, h, T, S)},
+        l = 0..n_layers-1; with batch.tgt_in None only the encoder maps.
+        """
+        was_training = self.training
+        self.eval()
+        try:
+            src_mask = _source_mask(batch)
+            memory, enc_w = self.encode_with_weights(batch.src, src_mask)
+            maps = {("encoder", i): w for i, w in enumerate(enc_w)}
+            if batch.tgt_in is not None:
+                out = self.decode(batch.tgt_in, memory, src_mask)
+                maps.update({("decoder_self", i): w for i, w in enumerate(out.self_weights)})
+                maps.update({("decoder_cross", i): w for i, w in enumerate(out.cross_weights)})
+            return maps
+        finally:
+            self.train(was_training)
+
+    @torch.no_grad()
+    def greedy_decode(self, batch, max_len: int | None = None):
+        """Greedy decoding: (token lists, list of (n_out, n_src) weight tensors), like helpers.seq2seq.greedy_decode.
+
+        Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words (default:
+        helpers.toylang.max_target_length of the longest source + 1). Weights: last decoder layer's
+        cross-attention averaged over heads. The decoder is re-run on the whole prefix at each step (no cache:
+        simple, and cheap at these lengths).
+        """
+        was_training = self.training
+        self.eval()
+        try:
+            src_mask = _source_mask(batch)
+            memory, _ = self.encode_with_weights(batch.src, src_mask)
+            B = batch.src.shape[0]
+            tv = self.tgt_vocab
+            max_len = max_len or max_target_length(int(batch.src_lengths.max())) + 1
+            max_len = min(max_len, self.max_len - 1)
+            y = torch.full((B, 1), tv.bos_id, dtype=torch.long)             # (B, 1 + steps so far)
+            done = torch.zeros(B, dtype=torch.bool)
+            weights = None
+            for _ in range(max_len):
+                out = self.decode(y, memory, src_mask)
+                nxt = out.logits[:, -1].argmax(-1, keepdim=True)             # (B, 1)
+                y = torch.cat([y, nxt], dim=1)
+                weights = out.cross_weights[-1].mean(dim=1)                  # (B, steps, S)
+                done |= nxt[:, 0] == tv.eos_id
+                if bool(done.all()):
+                    break
+            tokens, wlist = [], []
+            for b in range(B):
+                words = tv.decode(y[b, 1:].tolist())
+                tokens.append(words)
+                wlist.append(weights[b, : len(words), : int(batch.src_lengths[b])].clone())
+            return tokens, wlist
+        finally:
+            self.train(was_training)
+
+
+def make_transformer(d_model: int = TRANSFORMER_DEFAULTS["d_model"], n_heads: int = TRANSFORMER_DEFAULTS["n_heads"],
+                     n_layers: int = TRANSFORMER_DEFAULTS["n_layers"], d_ff: int = TRANSFORMER_DEFAULTS["d_ff"],
+                     dropout: float = TRANSFORMER_DEFAULTS["dropout"],
+                     positions: str | None = TRANSFORMER_DEFAULTS["positions"], max_len: int = 128,
+                     seed: int | None = None) -> TransformerTranslator:
+    """A TransformerTranslator for the toy languages (defaults: TRANSFORMER_DEFAULTS); seed fixes initial weights."""
+    if seed is not None:
+        torch.manual_seed(seed)
+    return TransformerTranslator(source_vocab(), target_vocab(), d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+                                 d_ff=d_ff, dropout=dropout, positions=positions, max_len=max_len)
+
+
+# ---------------------------------------------------------------- the causal mask's job
+class TinyDecoder(nn.Module):
+    """A decoder-only language model: embeddings + positions, self-attention blocks, next-token logits.
+
+    causal=True: position t sees tokens 0..t (causal_mask). causal=False: every position sees the whole
+    sequence, including the token it is asked to predict.  ids (B, n) -> logits (B, n, V)
+    """
+
+    def __init__(self, vocab: Vocab, d: int = 32, heads: int = 2, layers: int = 1, causal: bool = True,
+                 max_len: int = 64, d_ff: int | None = None):
+        super().__init__()
+        self.vocab, self.causal, self.d = vocab, causal, d
+        self.embedding = nn.Embedding(len(vocab), d, padding_idx=vocab.pad_id)
+        self.positions = LearnedPositions(max_len, d)
+        self.layers = nn.ModuleList(EncoderLayer(d, heads, d_ff or 2 * d) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.output = nn.Linear(d, len(vocab))
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids (B, n) -> logits (B, n, V); logits[:, t] predict token t+1."""
+        x = self.positions(self.embedding(ids) * math.sqrt(self.d))
+        mask = causal_mask(ids.shape[1]) if self.causal else None          # (n, n) or everything visible
+        for layer in self.layers:
+            x, _ = layer(x, mask)
+        return self.output(self.norm(x))
+
+
+@dataclass
+class CausalDemoResult:
+    """What causal_mask_demo measured on held-out sentences.
+
+    losses: training loss per step. generation_*: next-word accuracy (%) and cross-entropy when the model sees
+    only the past, as when it generates; teacher_forced_*: the same with the whole sentence fed in, as in training.
+    samples: three greedy generations.
+    """
+
+    causal: bool
+    losses: list = field(default_factory=list)
+    generation_accuracy: float = 0.0
+    generation_loss: float = 0.0
+    teacher_forced_accuracy: float = 0.0
+    teacher_forced_loss: float = 0.0
+    samples: list = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+
+def _lm_tensors(sentences: Sequence[Sequence[str]], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
+    """<bos> + words as input, words + <eos> as targets, padded.  -> (B, n), (B, n)"""
+    ids = [vocab.encode(s) for s in sentences]
+    n = max(len(s) for s in ids) + 1
+    inp = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
+    out = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
+    for i, s in enumerate(ids):
+        inp[i, : len(s) + 1] = torch.tensor([vocab.bos_id] + s)
+        out[i, : len(s) + 1] = torch.tensor(s + [vocab.eos_id])
+    return inp, out
+
+
+@torch.no_grad()
+def next_word_scores(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False):
+    """(% of next words right by argmax, mean cross-entropy per next word) over `sentences`, <eos> included.
+
+    see_future=False: the prediction for word t is made from an input that stops at word t-1, as in generation.
+    see_future=True: one pass over the whole sentence, as in (teacher-forced) training.
+    """
+    model.eval()
+    inp, out = _lm_tensors(sentences, model.vocab)
+    real = out != model.vocab.pad_id                                          # (B, n)
+    if see_future:
+        logits = model(inp)                                                   # (B, n, V)
+    else:
+        logits = torch.stack([model(inp[:, : t + 1])[:, -1] for t in range(inp.shape[1])], dim=1)  # (B, n, V)
+    accuracy = 100.0 * float((logits.argmax(-1) == out)[real].float().mean())
+    return accuracy, float(F.cross_entropy(logits[real], out[real]))
+
+
+def next_word_accuracy(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False) -> float:
+    """% of next words the model gets right (argmax); see next_word_scores."""
+    return next_word_scores(model, sentences, see_future)[0]
+
+
+@torch.no_grad()
+def generate(model: TinyDecoder, n: int = 3, max_len: int = 20) -> list[list[str]]:
+    """n greedy generations from <bos> (the first word forced to each of the n most likely first words), at most
+    max_len words (and no more than the model's positions allow); each stops at <eos>."""
+    model.eval()
+    v = model.vocab
+    first = model(torch.tensor([[v.bos_id]]))[0, -1]
+    first[[v.pad_id, v.bos_id, v.eos_id, v.unk_id]] = float("-inf")
+    ids = torch.cat([torch.full((n, 1), v.bos_id), first.topk(n).indices[:, None]], dim=1)  # (n, 2)
+    while ids.shape[1] < min(max_len, model.positions.max_len - 1) + 1 and not bool((ids == v.eos_id).any(1).all()):
+        ids = torch.cat([ids, model(ids)[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return [v.decode(row[1:].tolist()) for row in ids]
+
+
+def causal_mask_demo(causal: bool, steps: int = 600, batch_size: int = 32, max_words: int = 12, d: int = 32,
+                     heads: int = 2, layers: int = 1, lr: float = 1e-2, seed: int = 0, n_eval: int = 200,
+                     sentences: Sequence[Sequence[str]] | None = None) -> CausalDemoResult:
+    """Train a TinyDecoder on target sentences of the toy data (at most max_words words) with or without the causal
+    mask; return its loss curve and its next-word accuracy when it sees only the past vs the whole sentence.
+
+    sentences: the training pool (default: targets of load_split("train")); the last n_eval are held out.
+    Without the mask the loss collapses towards zero (each position reads the next word), but with only the
+    past visible, as in generation, it fails.
+    """
+    from helpers.toylang import load_split
+
+    if sentences is None:
+        sentences = [p[1] for p in load_split("train") if len(p[1]) <= max_words]
+    sentences = [list(s) for s in sentences]
+    if len(sentences) <= n_eval:
+        raise ValueError(f"need more than n_eval={n_eval} sentences, got {len(sentences)}")
+    held_out, pool = sentences[-n_eval:], sentences[:-n_eval]
+    torch.manual_seed(seed)
+    vocab = target_vocab()
+    model = TinyDecoder(vocab, d=d, heads=heads, layers=layers, causal=causal,
+                        max_len=max(len(s) for s in sentences) + 1)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    gen = torch.Generator().manual_seed(seed)
+    result = CausalDemoResult(causal=causal)
+    cpu0 = time.process_time()
+    model.train()
+    for _ in range(steps):
+        idx = torch.randint(len(pool), (batch_size,), generator=gen).tolist()
+        inp, out = _lm_tensors([pool[i] for i in idx], vocab)
+        logits = model(inp)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), out.reshape(-1), ignore_index=vocab.pad_id)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        result.losses.append(loss.item())
+    result.generation_accuracy, result.generation_loss = next_word_scores(model, held_out, see_future=False)
+    result.teacher_forced_accuracy, result.teacher_forced_loss = next_word_scores(model, held_out, see_future=True)
+    result.samples = generate(model, n=3, max_len=max_words)
+    result.cpu_seconds = time.process_time() - cpu0
+    return result
+
+
+# ---------------------------------------------------------------- time per training step
+def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 32, repeats: int = 3,
+                        seed: int = 0) -> dict[str, dict[int, float]]:
+    """CPU milliseconds of one training step (loss, backward) per model on generated pairs whose source has exactly
+    L words, for each L in `lengths`: {model name: {L: ms}} (median of `repeats`, after one warm-up).
+
+    models: {name: any model with src_vocab, tgt_vocab and loss(batch)} (Seq2Seq or TransformerTranslator).
+    The RNN decoder runs its recurrence position after position; the Transformer handles all positions at once.
+    """
+    from helpers.cost import time_call
+    from helpers.seq2seq import make_batch
+    from helpers.toylang import sample_pairs
+
+    result: dict[str, dict[int, float]] = {name: {} for name in models}
+    for L in lengths:
+        pairs = sample_pairs(batch_size, L, L, seed=seed + L)
+        for name, model in models.items():
+            batch = make_batch(pairs, model.src_vocab, model.tgt_vocab)
+            model.train()
+
+            def step(model=model, batch=batch):
+                model.zero_grad(set_to_none=True)
+                model.loss(batch).backward()
+
+            result[name][L] = 1000.0 * time_call(step, repeats=repeats, warmup=1)["cpu"]
+            model.zero_grad(set_to_none=True)
+            model.eval()
+    return result
