@@ -28,6 +28,8 @@ __all__ = [
     "count_parameters",
     "random_qkv",
     "time_call",
+    "time_per_call",
+    "time_attention",
     "quiet_stderr",
     "peak_tracked_bytes",
     "peak_rss_bytes",
@@ -81,6 +83,19 @@ def time_call(fn: Callable[[], object], repeats: int = 5, warmup: int = 1, numbe
         cpu.append((time.process_time() - c0) / number)
         wall.append((time.perf_counter() - w0) / number)
     return {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+
+
+def time_per_call(fn: Callable[[], object], min_seconds: float = 0.05, repeats: int = 5) -> dict[str, float]:
+    """Like time_call, but each timed run repeats fn() enough times to last about `min_seconds` of CPU.
+
+    One call, timed once, sets how many calls a run needs; short calls are then timed in batches, so a
+    shared machine's interruptions are averaged out instead of deciding a 1 ms measurement.
+    """
+    if min_seconds <= 0:
+        raise ValueError(f"min_seconds must be positive, got {min_seconds}")
+    one = time_call(fn, repeats=1, warmup=1)["cpu"]
+    number = max(1, math.ceil(min_seconds / max(one, 1e-6)))
+    return time_call(fn, repeats=repeats, warmup=0, number=number)
 
 
 @contextlib.contextmanager
@@ -272,4 +287,21 @@ def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int 
             row["peak"].append(peak_tracked_bytes(call))
             if rss:
                 row["rss"].append(peak_rss_bytes(call))
+    return results
+
+
+def time_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,
+                   repeats: int = 5, min_seconds: float = 0.05) -> dict[str, dict[str, list]]:
+    """Seconds per call (median wall and CPU, see time_per_call) of attention functions f(Q, K, V) at each n.
+
+    Q, K, V: (batch, heads, n, d) float32. Returns {name: {'n': [...], 'wall': [...], 'cpu': [...]}}.
+    """
+    results = {name: {"n": [], "wall": [], "cpu": []} for name in functions}
+    for n in ns:
+        Q, K, V = random_qkv(n, d, batch, heads)
+        for name, f in functions.items():
+            timing = time_per_call(lambda f=f, Q=Q, K=K, V=V: f(Q, K, V), min_seconds=min_seconds, repeats=repeats)
+            for key in ("wall", "cpu"):
+                results[name][key].append(timing[key])
+            results[name]["n"].append(n)
     return results

@@ -1,6 +1,7 @@
 """Measurement helpers: exponent fit, memory arithmetic, tracked and RSS peak memory, saved tensors, timing plumbing."""
 import math
 import sys
+import time
 
 import pytest
 import torch
@@ -121,6 +122,31 @@ def test_time_call_calls_warmup_plus_repeats_and_returns_medians():
     assert set(result) == {"wall", "cpu"} and all(v >= 0 for v in result.values())
     with pytest.raises(ValueError, match="repeats"):
         cost.time_call(lambda: None, repeats=0)
+
+
+def test_time_per_call_batches_short_calls_to_last_min_seconds():
+    calls = []
+
+    def spin():
+        calls.append(1)
+        end = time.process_time() + 0.002
+        while time.process_time() < end:
+            pass
+
+    result = cost.time_per_call(spin, min_seconds=0.02, repeats=3)
+    timed = len(calls) - 2  # one warm-up and one calibration call
+    assert 3 * 8 <= timed <= 3 * 12  # 0.02 s / 0.002 s = about 10 calls per run
+    assert 0.0015 < result["cpu"] < 0.01  # seconds per call, not per run
+    with pytest.raises(ValueError, match="min_seconds"):
+        cost.time_per_call(spin, min_seconds=0)
+
+
+def test_time_attention_returns_one_row_per_size_and_function():
+    fns = {"ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "fused": F.scaled_dot_product_attention}
+    res = cost.time_attention(fns, [8, 16], d=4, repeats=1, min_seconds=0.001)
+    for name in fns:
+        assert res[name]["n"] == [8, 16] and len(res[name]["cpu"]) == len(res[name]["wall"]) == 2
+        assert all(0 < t < 0.1 for t in res[name]["cpu"])
 
 
 def test_measure_attention_returns_one_row_per_size_and_function():
