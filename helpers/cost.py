@@ -28,6 +28,8 @@ __all__ = [
     "count_parameters",
     "random_qkv",
     "time_call",
+    "time_per_call",
+    "time_attention",
     "quiet_stderr",
     "peak_tracked_bytes",
     "peak_rss_bytes",
@@ -36,6 +38,8 @@ __all__ = [
     "fit_exponent",
     "score_matrix_bytes",
     "smallest_batch_over",
+    "additive_attention_bytes",
+    "smallest_over",
     "format_bytes",
     "measure_attention",
     "GiB",
@@ -79,6 +83,19 @@ def time_call(fn: Callable[[], object], repeats: int = 5, warmup: int = 1, numbe
         cpu.append((time.process_time() - c0) / number)
         wall.append((time.perf_counter() - w0) / number)
     return {"wall": statistics.median(wall), "cpu": statistics.median(cpu)}
+
+
+def time_per_call(fn: Callable[[], object], min_seconds: float = 0.05, repeats: int = 5) -> dict[str, float]:
+    """Like time_call, but each timed run repeats fn() enough times to last about `min_seconds` of CPU.
+
+    One call, timed once, sets how many calls a run needs; short calls are then timed in batches, so a
+    shared machine's interruptions are averaged out instead of deciding a 1 ms measurement.
+    """
+    if min_seconds <= 0:
+        raise ValueError(f"min_seconds must be positive, got {min_seconds}")
+    one = time_call(fn, repeats=1, warmup=1)["cpu"]
+    number = max(1, math.ceil(min_seconds / max(one, 1e-6)))
+    return time_call(fn, repeats=repeats, warmup=0, number=number)
 
 
 @contextlib.contextmanager
@@ -175,7 +192,7 @@ def fit_exponent(ns: Iterable[float], values: Iterable[float]) -> float:
     """The slope p of log(value) = p log(n) + c, fitted by least squares: value ~ n^p."""
     ns, values = np.asarray(list(ns), dtype=float), np.asarray(list(values), dtype=float)
     if ns.shape != values.shape or ns.size < 2:
-        raise ValueError("fit_exponent needs two equally long sequences of at least 2 numbers; "
+        raise ValueError(f"fit_exponent needs two equally long sequences of at least 2 numbers; "
                          f"got {ns.size} and {values.size}")
     if np.any(ns <= 0) or np.any(values <= 0):
         raise ValueError("fit_exponent needs positive sizes and values (it fits on log-log axes)")
@@ -194,6 +211,48 @@ def smallest_batch_over(limit_bytes: float, n: int, heads: int = 1, layers: int 
     """The smallest batch size whose n x n matrices need more than limit_bytes."""
     per_sequence = score_matrix_bytes(n, 1, heads, layers, bytes_per_entry)
     return math.floor(limit_bytes / per_sequence) + 1
+
+
+def additive_attention_bytes(n_q: int, n_k: int, hidden: int, batch: int = 1, bytes_per_entry: float = 4,
+                             softmax_saves: int = 3) -> dict[str, int]:
+    """Bytes of the tensors of one additive (Bahdanau) attention call that grow with n_q x n_k, from sizes.
+
+    scores, weights: (batch, n_q, n_k); features = tanh(W_q q + W_k k): (batch, n_q, n_k, hidden).
+    saved: what autograd keeps for backward, the features plus `softmax_saves` (batch, n_q, n_k) tensors
+    (3 for the course's written-out softmax: scores, exponentials, weights; 1 for torch.softmax: its output).
+    forward_peak: the sum before tanh and the features alive together (2 x features).
+    training_peak: in backward, the saved features, their gradient and tanh's backward output (3 x features).
+    Tensors that do not grow with n_q x n_k (projections, parameters) are not counted: these are lower bounds.
+    """
+    if min(n_q, n_k, hidden, batch) < 1 or bytes_per_entry <= 0 or softmax_saves < 0:
+        raise ValueError(f"sizes must be positive; got n_q={n_q}, n_k={n_k}, hidden={hidden}, batch={batch}, "
+                         f"bytes_per_entry={bytes_per_entry}, softmax_saves={softmax_saves}")
+    pairs = batch * n_q * n_k * bytes_per_entry  # one number per (sequence, query, key)
+    features = pairs * hidden
+    return {name: int(round(value)) for name, value in {
+        "scores": pairs,
+        "features": features,
+        "weights": pairs,
+        "saved": features + softmax_saves * pairs,
+        "forward_peak": 2 * features,
+        "training_peak": 3 * features,
+    }.items()}
+
+
+def smallest_over(limit_bytes: float, bytes_of: Callable[[int], float], largest: int = 2**40) -> int:
+    """The smallest whole x >= 1 with bytes_of(x) > limit_bytes, for a bytes_of that never decreases.
+
+    E.g. the first batch size, or the first sequence length, whose tensors no longer fit in a memory.
+    """
+    if bytes_of(largest) <= limit_bytes:
+        raise ValueError(f"bytes_of({largest}) = {bytes_of(largest)} is still not over the limit {limit_bytes}")
+    low, high = 0, 1  # invariant: bytes_of(low) <= limit (or low == 0), bytes_of(high) > limit once found
+    while bytes_of(high) <= limit_bytes:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if bytes_of(middle) <= limit_bytes else (low, middle)
+    return high
 
 
 def format_bytes(n_bytes: float) -> str:
@@ -228,4 +287,21 @@ def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int 
             row["peak"].append(peak_tracked_bytes(call))
             if rss:
                 row["rss"].append(peak_rss_bytes(call))
+    return results
+
+
+def time_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,
+                   repeats: int = 5, min_seconds: float = 0.05) -> dict[str, dict[str, list]]:
+    """Seconds per call (median wall and CPU, see time_per_call) of attention functions f(Q, K, V) at each n.
+
+    Q, K, V: (batch, heads, n, d) float32. Returns {name: {'n': [...], 'wall': [...], 'cpu': [...]}}.
+    """
+    results = {name: {"n": [], "wall": [], "cpu": []} for name in functions}
+    for n in ns:
+        Q, K, V = random_qkv(n, d, batch, heads)
+        for name, f in functions.items():
+            timing = time_per_call(lambda f=f, Q=Q, K=K, V=V: f(Q, K, V), min_seconds=min_seconds, repeats=repeats)
+            for key in ("wall", "cpu"):
+                results[name][key].append(timing[key])
+            results[name]["n"].append(n)
     return results

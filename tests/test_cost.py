@@ -1,13 +1,14 @@
 """Measurement helpers: exponent fit, memory arithmetic, tracked and RSS peak memory, saved tensors, timing plumbing."""
 import math
 import sys
+import time
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from helpers import cost
-from helpers.attention import scaled_dot_product_attention
+from helpers.attention import AdditiveAttention, scaled_dot_product_attention
 
 
 def test_fit_exponent_recovers_exact_powers_and_a_constant_factor():
@@ -123,6 +124,31 @@ def test_time_call_calls_warmup_plus_repeats_and_returns_medians():
         cost.time_call(lambda: None, repeats=0)
 
 
+def test_time_per_call_batches_short_calls_to_last_min_seconds():
+    calls = []
+
+    def spin():
+        calls.append(1)
+        end = time.process_time() + 0.002
+        while time.process_time() < end:
+            pass
+
+    result = cost.time_per_call(spin, min_seconds=0.02, repeats=3)
+    timed = len(calls) - 2  # one warm-up and one calibration call
+    assert 3 * 8 <= timed <= 3 * 12  # 0.02 s / 0.002 s = about 10 calls per run
+    assert 0.0015 < result["cpu"] < 0.01  # seconds per call, not per run
+    with pytest.raises(ValueError, match="min_seconds"):
+        cost.time_per_call(spin, min_seconds=0)
+
+
+def test_time_attention_returns_one_row_per_size_and_function():
+    fns = {"ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "fused": F.scaled_dot_product_attention}
+    res = cost.time_attention(fns, [8, 16], d=4, repeats=1, min_seconds=0.001)
+    for name in fns:
+        assert res[name]["n"] == [8, 16] and len(res[name]["cpu"]) == len(res[name]["wall"]) == 2
+        assert all(0 < t < 0.1 for t in res[name]["cpu"])
+
+
 def test_measure_attention_returns_one_row_per_size_and_function():
     fns = {"ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "fused": F.scaled_dot_product_attention}
     res = cost.measure_attention(fns, [8, 16], d=4, repeats=1)
@@ -134,24 +160,76 @@ def test_measure_attention_returns_one_row_per_size_and_function():
     assert math.isfinite(res["fused"]["cpu"][0])
 
 
-# --- the chapter 07 exercise checker (helpers/exercises.py) -------------------------------------------------
+# --- the additive scorer's (batch, n_q, n_k, hidden) tensor, checked against the real module -------------------
 
 
-def test_check_self_attention_accepts_the_right_function_and_names_each_mistake(capsys):
-    from helpers.exercises import check_self_attention
+def _additive_inputs(batch, n_q, n_k, d_q, d_k, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    q = torch.randn(batch, n_q, d_q, generator=gen, requires_grad=True)
+    k = torch.randn(batch, n_k, d_k, generator=gen, requires_grad=True)
+    return q, k
 
-    def right(X):
-        w = torch.softmax(X @ X.T / math.sqrt(X.shape[-1]), dim=-1)
-        return w @ X, w
 
-    assert check_self_attention(None) is False and "Not answered yet" in capsys.readouterr().out
-    assert check_self_attention(right) is True
-    cases = [(lambda X: (torch.softmax(X @ X.T, -1) @ X, torch.softmax(X @ X.T, -1)), "not scaled"),
-             (lambda X: (X, right(X)[1]), "context is not"),
-             (lambda X: right(X)[1], "should return (context, weights)"),
-             (lambda X: (X, torch.softmax(X @ X.T / 2, 0)), "do not sum to 1"),
-             (lambda X: (X, torch.softmax(X[:, :2] @ X[:, :2].T, -1)), "differ from softmax")]
-    capsys.readouterr()
-    for wrong, words in cases:
-        assert check_self_attention(wrong) is False
-        assert words in capsys.readouterr().out
+def test_additive_attention_bytes_counts_every_factor():
+    b = cost.additive_attention_bytes(30, 40, 16, batch=2)
+    pairs = 2 * 30 * 40 * 4
+    assert b["scores"] == b["weights"] == pairs
+    assert b["features"] == 16 * pairs
+    assert b["saved"] == 16 * pairs + 3 * pairs
+    assert b["forward_peak"] == 32 * pairs and b["training_peak"] == 48 * pairs
+    assert cost.additive_attention_bytes(30, 40, 16, batch=2, softmax_saves=1)["saved"] == 17 * pairs
+    assert cost.additive_attention_bytes(30, 40, 16, batch=2, bytes_per_entry=2)["features"] == 8 * pairs
+    assert cost.additive_attention_bytes(60, 40, 16, batch=2)["features"] == 2 * b["features"]
+    with pytest.raises(ValueError, match="hidden=0"):
+        cost.additive_attention_bytes(3, 4, 0)
+
+
+@pytest.mark.parametrize("batch, n_q, n_k, hidden, d_q, d_k", [(2, 40, 60, 32, 16, 24), (4, 30, 50, 64, 128, 256),
+                                                               (1, 70, 20, 48, 8, 8)])
+def test_additive_attention_bytes_matches_what_the_module_saves_and_peaks_at(batch, n_q, n_k, hidden, d_q, d_k):
+    torch.manual_seed(0)
+    att = AdditiveAttention(d_q, d_k, hidden)
+    q, k = _additive_inputs(batch, n_q, n_k, d_q, d_k)
+    model = cost.additive_attention_bytes(n_q, n_k, hidden, batch=batch)
+    saved = cost.saved_for_backward(lambda: att(q, k, k))
+    pair_sized = sum(nbytes for shape, nbytes in saved if shape[:3] == (batch, n_q, n_k))
+    assert pair_sized == model["saved"]  # exactly: the features, scores, exponentials and weights
+    forward = cost.peak_tracked_bytes(lambda: att(q, k, k))
+    assert model["forward_peak"] <= forward <= 1.05 * model["forward_peak"]
+
+    def step():
+        context, _ = att(q, k, k)
+        context.sum().backward()
+
+    training = cost.peak_tracked_bytes(step)
+    assert model["training_peak"] <= training <= 1.15 * model["training_peak"]
+
+
+def test_a_decoder_loop_saves_the_same_features_as_one_call_over_all_queries():
+    torch.manual_seed(0)
+    att = AdditiveAttention(8, 12, 16)
+    q, k = _additive_inputs(2, 10, 15, 8, 12)
+    loop = cost.saved_for_backward(lambda: [att(q[:, t:t + 1], k, k) for t in range(10)])
+    per_step = sum(nbytes for shape, nbytes in loop if shape[:3] == (2, 1, 15))
+    assert per_step == cost.additive_attention_bytes(10, 15, 16, batch=2)["saved"]
+
+
+@pytest.mark.parametrize("limit", [0, 1, 99, 100, 101, 24 * 2**30])
+def test_smallest_over_finds_the_first_value_over_the_limit(limit):
+    def bytes_of(x):
+        return 100 * x * x
+
+    x = cost.smallest_over(limit, bytes_of)
+    assert bytes_of(x) > limit and (x == 1 or bytes_of(x - 1) <= limit)
+    assert cost.smallest_over(limit, lambda b: 7 * b) == limit // 7 + 1
+
+
+def test_smallest_over_agrees_with_smallest_batch_over_and_refuses_an_unreachable_limit():
+    for heads, layers in [(1, 1), (8, 6), (16, 24)]:
+        def bytes_of(b, heads=heads, layers=layers):
+            return cost.score_matrix_bytes(3000, b, heads, layers)
+
+        expected = cost.smallest_batch_over(24 * cost.GiB, 3000, heads, layers)
+        assert cost.smallest_over(24 * cost.GiB, bytes_of) == expected
+    with pytest.raises(ValueError, match="still not over"):
+        cost.smallest_over(10, lambda x: 5)

@@ -14,7 +14,7 @@ NOT_COMPUTED = [
     re.compile(r"`[^`]*`"),                                   # code spans: inputs and code, not results
     re.compile(r"\$[^$]*\$"),                                 # maths
     re.compile(r"\]\([^)]*\)"),                               # link targets
-    re.compile(r"\b[Cc]hapters? \d\d(?:(?:,| and| or|–|-) ?\d\d)*"),  # chapter numbers
+    re.compile(r"\b[Cc]hapters? \d\d(?:(?:,| and| or|–|-) ?\d\d\b)*"),  # chapter numbers
     re.compile(r"\b\d\d\s?·"),                                # the title "NN · ..."
     re.compile(r"\((?:\d\d)(?:[–-]\d\d)?\)"),                 # "(03)" chapter references
     re.compile(r"^\s*#+\s*\d+\.", re.M),                      # numbered section headings
@@ -33,6 +33,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         "0": "zero as a word (weight 0, index 0)",
         "1": "one as a word (sums to 1, weight 1)",
         "2": "small counts and exponents written in prose (n², 2 cores)",
+    },
+    "08_cost_of_attention": {
+        "3,000": "the practitioner's seed (003): a 3,000-word paper",
+        "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
     },
 }
 
