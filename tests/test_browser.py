@@ -167,3 +167,46 @@ def test_decoding_step_slider_changes_the_view_in_chromium(tmp_path):
             browser.close()
     assert before[0] == "1" and after[0] == "4"
     assert before[1] != after[1], "the picture must change with the step"
+
+
+HEAD_EXPLORER = """from helpers.transformer import make_transformer
+from helpers.widgets import HeadExplorer
+model = make_transformer(seed=0)
+explorer = HeadExplorer(model, ["the dog sleeps", "a cat near the river sees the old man"])
+explorer"""
+
+
+def test_head_explorer_changes_head_in_chromium(tmp_path):
+    chromium = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    notebook = _generated_notebook(tmp_path / "head_explorer.ipynb", HEAD_EXPLORER)
+    serve = tmp_path / "serve"
+    serve.mkdir()
+    artifact = ROOT / "tests" / "artifacts" / "browser_07_head_explorer.png"
+    with jupyterlab_serving(serve, notebook) as (base, token, name), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = open_notebook(browser, base, token, name)
+            page.locator(".head-explorer").wait_for(state="visible", timeout=60_000)
+            readout = page.locator(".head-readout [data-head]")
+            before = (readout.get_attribute("data-head"), page.locator(".head-explorer img").get_attribute("src"))
+            control = page.locator(".head-pick [role=slider]")
+            if control.count():                         # an IntSlider: move it with the keyboard
+                control.focus()
+                page.keyboard.press("ArrowRight")
+            else:                                       # a dropdown or toggle buttons: choose the second head
+                pick = page.locator(".head-pick select")
+                if pick.count():
+                    pick.select_option(index=1)
+                else:
+                    page.locator(".head-pick button").nth(1).click()
+            page.wait_for_function("([old]) => document.querySelector('.head-readout [data-head]')"
+                                   ".dataset.head !== old", arg=[before[0]], timeout=20_000)
+            page.wait_for_timeout(300)
+            after = (readout.get_attribute("data-head"), page.locator(".head-explorer img").get_attribute("src"))
+            artifact.parent.mkdir(parents=True, exist_ok=True)
+            page.locator(".head-explorer").screenshot(path=str(artifact))
+        finally:
+            browser.close()
+    assert before[0] != after[0] and before[1] != after[1], "another head: another readout and another picture"
