@@ -16,6 +16,7 @@ NOT_COMPUTED = [
     re.compile(r"\]\([^)]*\)"),                               # link targets
     re.compile(r"\b[Cc]hapters? \d\d(?:(?:,| and| or|–|-) ?\d\d\b)*"),  # chapter numbers
     re.compile(r"\b\d\d\s?·"),                                # the title "NN · ..."
+    re.compile(r"^\|\s?\d\d\s?\|", re.M),                       # the chapter column of a table of contents
     re.compile(r"\((?:\d\d)(?:[–-]\d\d)?\)"),                 # "(03)" chapter references
     re.compile(r"^\s*#+\s*\d+\.", re.M),                      # numbered section headings
     re.compile(r"^\s*\d+\.\s", re.M),                         # numbered lists
