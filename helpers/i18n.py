@@ -300,4 +300,200 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch08.bytes_per_entry": ("each entry takes {bytes} bytes.", "每个元素占 {bytes} 个字节。"),
     "ch08.batch_hint": ("bytes per sentence = n² × heads × layers × bytes per entry; how many sentences go over the "
                         "limit?", "每个句子的字节数 = n² × 头数 × 层数 × 每个元素的字节数；多少个句子会超过上限？"),
+    # -------------------------------------------------------------- chapters 01 and 05: translation, alignment, steps
+    "ch05.cannot_translate": ("the toy language cannot translate the exercise's sentence {source} ({error}); the "
+                              "notebook needs a sentence of the current grammar.",
+                              "玩具语言无法翻译这道题的句子 {source}（{error}）；笔记本需要一个符合当前语法的句子。"),
+    "ch05.not_words": ("`{name}` is {what}; expected a string of target words, e.g. \"word word word\", or a list of "
+                       "words.", "`{name}` 是{what}；这里需要一串目标语言的词，例如 \"word word word\"，或一个词的列表。"),
+    "ch05.valid": ("a valid translation.", "这是一个正确的译文。"),
+    "ch05.one_of_valid": ("a valid translation (one of {n} valid translations).",
+                          "这是一个正确的译文（共有 {n} 种正确译法）。"),
+    "ch05.no_words": ("`{name}` has no words.", "`{name}` 里没有词。"),
+    "ch05.stranger": ("'{word}' is in no valid translation of this sentence; look each source word up in the lexicon "
+                      "(some have no counterpart at all).", "'{word}' 不出现在这个句子的任何正确译文里；请在词表里逐个查源语言的词"
+                      "（有些词根本没有对应的词）。"),
+    "ch05.too_often": ("'{word}' appears more often than the translation needs", "'{word}' 出现的次数比译文需要的多"),
+    "ch05.missing": ("{n} word(s) are missing", "少了 {n} 个词"),
+    "ch05.a_word_missing": ("a word is missing ({n} differ)", "缺了一个词（有 {n} 个不同）"),
+    "ch05.word_count": ("you have {n} words and {what}.", "你写了 {n} 个词，{what}。"),
+    "ch05.order": ("the words are right but the order is not, from target position {position} (0-based, '{word}') "
+                   "on; re-read the word-order rules.", "词都对了，但从目标位置 {position}（从 0 数，'{word}'）开始顺序不对；"
+                   "请重读语序规则。"),
+    "ch05.alignment_type": ("`{name}` is {what}; expected a list with one entry per target word: a source position (a "
+                            "whole number), or a list of them ([] for none).",
+                            "`{name}` 是{what}；这里需要一个列表，每个目标词一项：一个源位置（整数），或由源位置组成的列表"
+                            "（没有就写 []）。"),
+    "ch05.entry_not_whole": ("entry {k} of `{name}` is {what}; source positions are whole numbers (0-based).",
+                             "`{name}` 的第 {k} 项是 {what}；源位置是整数（从 0 开始）。"),
+    "ch05.entry_range": ("entry {k} of `{name}` is {value}; source positions run from 0 to {last}.",
+                         "`{name}` 的第 {k} 项是 {value}；源位置的范围是 0 到 {last}。"),
+    "ch05.word_name": ("word {k}", "词 {k}"),
+    "ch05.entries": ("`{name}` has {n} entries but the translation has {words} words ({target}); give one entry per "
+                     "target word.", "`{name}` 有 {n} 项，但译文有 {words} 个词（{target}）；请每个目标词给一项。"),
+    "ch05.permutation_ok": ("this is the permutation the attention map should trace out.",
+                            "这正是注意力图应当描出的那个排列。"),
+    "ch05.sets_ok": ("every target word with its source words, gaps included: the map an ideal decoder traces.",
+                     "每个目标词都对上了它的源词，空缺也对：这就是理想的解码器会描出的对齐图。"),
+    "ch05.one_based": ("every position is one too high: positions count from 0, the first source word is 0.",
+                       "每个位置都多了 1：位置从 0 开始数，第一个源词是 0。"),
+    "ch05.translates_nothing": ("target word {j} ('{word}') translates no source word: give [] for it.",
+                                "目标词 {j}（'{word}'）不翻译任何源词：这一项写 []。"),
+    "ch05.translates_something": ("target word {j} ('{word}') does translate something in the source.",
+                                  "目标词 {j}（'{word}'）确实翻译了源句中的某个词。"),
+    "ch05.depends_on_more": ("target word {j} ('{word}') depends on more source words than {sources}.",
+                             "目标词 {j}（'{word}'）依赖的源词不止 {sources}。"),
+    "ch05.not_all_of": ("target word {j} ('{word}') does not translate all of {sources}.",
+                        "目标词 {j}（'{word}'）并不翻译 {sources} 全部。"),
+    "ch05.not_source": ("target word {j} ('{word}') does not translate source word {sources}.",
+                        "目标词 {j}（'{word}'）不翻译源词 {sources}。"),
+    "ch05.bad_map": ("the attention map given to the checker is not (n_target, n_source); this is a mistake in the "
+                     "notebook.", "传给检查器的注意力图不是 (n_target, n_source) 形状；这是笔记本本身的错误。"),
+    "ch05.looks_hardest": ("at output step {step} the decoder looks hardest at source position {position}.",
+                           "在输出第 {step} 步，解码器最关注源位置 {position}。"),
+    "ch05.map_one_based": ("that is the 1-based position; count the x-axis labels from 0.",
+                           "这是从 1 数的位置；请从 0 开始数 x 轴的标签。"),
+    "ch05.map_range": ("`{name}` is {value}; source positions run from 0 to {last}.",
+                       "`{name}` 是 {value}；源位置的范围是 0 到 {last}。"),
+    "ch05.neighbour": ("that is where the decoder looks at a neighbouring output word; output word {word} is row {row} "
+                       "counting from 0.", "这是解码器在相邻输出词上关注的位置；第 {word} 个输出词是从 0 数的第 {row} 行。"),
+    "ch05.column": ("you read a column; each output word is a row of the map (y-axis), each source position a column.",
+                    "你读的是一列；每个输出词是图中的一行（y 轴），每个源位置是一列。"),
+    "ch05.find_row": ("find row {row} (0-based) of the map and its darkest cell.",
+                      "找到图中第 {row} 行（从 0 数），再找这一行颜色最深的格子。"),
+    "ch05.not_pair": ("returned {what}; expected a pair ({first}, {second}).", "返回了{what}；这里需要一对值 ({first}, {second})。"),
+    "ch05.pair_part": ("returned a pair whose {label} is {what}; expected a tensor.",
+                       "返回的一对值中 {label} 是{what}；这里需要一个张量。"),
+    "ch05.step_not_function": ("`{name}` should be a function (query, encoder_states, mask, score_fn); got {what}.",
+                               "`{name}` 应该是一个函数 (query, encoder_states, mask, score_fn)；收到的是{what}。"),
+    "ch05.swapped": ("context and weights are swapped: return (context, weights).",
+                     "上下文向量和权重的位置颠倒了：应返回 (context, weights)。"),
+    "ch05.weights_shape": ("for {B} sentences of {S} source positions the weights have shape {shape}; expected (B, S) "
+                           "= ({B}, {S}).", "对 {B} 个各有 {S} 个源位置的句子，权重的形状是 {shape}；应为 (B, S) = ({B}, {S})。"),
+    "ch05.no_score_fn": ("`score_fn` was never called: get the scores from score_fn(query, encoder_states).",
+                         "从没调用 `score_fn`：得分要由 score_fn(query, encoder_states) 计算。"),
+    "ch05.raw_scores": ("these are the raw scores; turn them into weights with a (masked) softmax over the source "
+                        "positions.", "这些是原始得分；要在源位置上做（带掩码的）softmax，把它们变成权重。"),
+    "ch05.batch_axis": ("the softmax ran over the batch axis (dim 0); each sentence's weights must sum to 1 over its "
+                        "source positions (dim -1).", "softmax 作用在了批维度（dim 0）上；每个句子的权重应在它的源位置上（dim -1）"
+                        "求和为 1。"),
+    "ch05.batch_axis_unmasked": ("the softmax ran over the batch axis (dim 0) and the padding is not masked.",
+                                 "softmax 作用在了批维度（dim 0）上，而且填充位置没有被掩码遮住。"),
+    "ch05.length_one_axis": ("every weight is 1: the softmax ran over an axis of length 1 (a feature axis?); normalise "
+                             "over the source positions (dim -1).", "每个权重都是 1：softmax 作用在了长度为 1 的维度上（特征维度？）；"
+                             "应在源位置上（dim -1）归一化。"),
+    "ch05.unmasked": ("the padding is not masked: padded positions get weight. Set their scores to -inf "
+                      "(masked_fill(~mask, float('-inf'))) before the softmax.",
+                      "填充位置没有被掩码遮住：它们也分到了权重。在 softmax 之前把它们的得分设为 -inf"
+                      "（masked_fill(~mask, float('-inf'))）。"),
+    "ch05.mask_inverted": ("the mask is used the wrong way round: True means a real token that may be attended.",
+                           "掩码用反了：True 表示可以被关注的真实词元。"),
+    "ch05.zeroed_after": ("the padded weights were zeroed after the softmax, so the rest no longer sum to 1: mask the "
+                          "scores before the softmax.", "填充位置的权重是在 softmax 之后才置零的，所以其余权重之和不再是 1："
+                          "应在 softmax 之前对得分做掩码。"),
+    "ch05.not_normalised": ("the weights are not normalised: divide exp(scores) by their sum over the source positions "
+                            "(that is the softmax).", "权重没有归一化：把 exp(得分) 除以它们在源位置上的和（这就是 softmax）。"),
+    "ch05.neither": ("the weights are neither normalised nor masked: use a masked softmax.",
+                     "权重既没有归一化，也没有做掩码：请用带掩码的 softmax。"),
+    "ch05.weights_nan": ("the weights contain NaN or infinity on sentences that have real tokens.",
+                         "在含有真实词元的句子上，权重出现了 NaN 或无穷大。"),
+    "ch05.weights_sum": ("each sentence's weights must sum to 1 over its source positions; yours sum to {sums}.",
+                         "每个句子的权重在源位置上之和必须为 1；你的和是 {sums}。"),
+    "ch05.weights_differ": ("the weights differ from softmax(score_fn(query, encoder_states)) with the padding masked.",
+                            "权重与遮住填充位置后的 softmax(score_fn(query, encoder_states)) 不同。"),
+    "ch05.context_per_sentence": ("the context is one number per sentence, as if the weights multiplied the scores; "
+                                  "the context is Σₛ weights · encoder_states, shape (B, C).",
+                                  "上下文向量变成了每个句子一个数，好像权重乘的是得分；上下文向量应是 Σₛ weights · encoder_states，"
+                                  "形状 (B, C)。"),
+    "ch05.context_per_position": ("the context has one number per source position, like the weights; the context is "
+                                  "Σₛ weights · encoder_states, shape (B, C).",
+                                  "上下文向量像权重一样每个源位置一个数；上下文向量应是 Σₛ weights · encoder_states，形状 (B, C)。"),
+    "ch05.context_shape": ("the context has shape {shape}; expected (B, C) = ({B}, {C}): one weighted average of the "
+                           "encoder states per sentence.", "上下文向量的形状是 {shape}；应为 (B, C) = ({B}, {C})：每个句子一个"
+                           "编码器状态的加权平均。"),
+    "ch05.context_unnormalised": ("the context is not a weighted average: its weights were not normalised (divide by "
+                                  "their sum).", "上下文向量不是加权平均：它用的权重没有归一化（要除以它们的和）。"),
+    "ch05.context_raw_scores": ("the context weights the states by the raw scores; use the softmax weights.",
+                                "上下文向量用原始得分给状态加权；应该用 softmax 之后的权重。"),
+    "ch05.context_sum": ("the context is the plain sum of the states: it ignores the weights.",
+                         "上下文向量只是状态的直接求和：它忽略了权重。"),
+    "ch05.context_mean": ("the context is the plain mean of the states: it ignores the weights and the mask.",
+                          "上下文向量只是状态的简单平均：它忽略了权重和掩码。"),
+    "ch05.context_unmasked": ("the weights are right but the context was computed with unmasked weights.",
+                              "权重是对的，但上下文向量是用没有掩码的权重算出来的。"),
+    "ch05.context_wrong": ("the weights are right but the context is not Σₛ weights[b, s] · encoder_states[b, s] "
+                           "(shape (B, C)).", "权重是对的，但上下文向量不是 Σₛ weights[b, s] · encoder_states[b, s]（形状 (B, C)）。"),
+    "ch05.all_padding_problem": ("with a sentence that is all padding, {problem}", "遇到一个全是填充的句子时，{problem}"),
+    "ch05.all_padding_shapes": ("with a sentence that is all padding the shapes change; they must not.",
+                                "遇到一个全是填充的句子时形状变了；形状不应改变。"),
+    "ch05.all_padding_nan": ("a sentence whose every position is padding gets NaN: every score is -inf and softmax "
+                             "computes 0/0. Give such a row zero weights (helpers.attention.masked_softmax does).",
+                             "一个所有位置都是填充的句子得到了 NaN：每个得分都是 -inf，softmax 算的是 0/0。"
+                             "给这样的行全零的权重（helpers.attention.masked_softmax 就是这么做的）。"),
+    "ch05.all_padding_zeros": ("a sentence that is all padding has nothing to attend to: its weights and context should "
+                               "be all zeros, not a spread over padding.",
+                               "全是填充的句子没有可以关注的东西：它的权重和上下文向量应全为零，而不是分散在填充位置上。"),
+    "ch05.step_ok": ("masked softmax over the source positions, a weighted average of the encoder states, and no NaN "
+                     "on an all-padding sentence.", "在源位置上做带掩码的 softmax，对编码器状态做加权平均，全是填充的句子也不出 NaN。"),
+    "ch05.decoder_not_function": ("`{name}` should be a decoder step function; got {what}.",
+                                  "`{name}` 应该是一个解码器单步函数；收到的是{what}。"),
+    "ch05.decoder_count": ("`{name}` returned {what}; the step returns {n} value(s).",
+                           "`{name}` 返回了{what}；这一步应返回 {n} 个值。"),
+    "ch05.decoder_ok": ("your step gives the same outputs as the reference step.", "你的单步与参考实现给出相同的输出。"),
+    "ch05.context_unused": ("the output does not change when the encoder states do: the context vector never reaches "
+                            "the output.", "编码器状态变了，输出却不变：上下文向量根本没有传到输出。"),
+    "ch05.decoder_differs": ("output {k} of {n} differs from the reference step: check the order embed → query → score "
+                             "→ masked softmax → context → recurrent update → output.",
+                             "{n} 个输出中的第 {k} 个与参考实现不同：检查顺序 词嵌入 → 查询 → 得分 → 带掩码的 softmax → "
+                             "上下文向量 → 循环更新 → 输出。"),
+    # -------------------------------------------------------------- chapter 07: self-attention
+    "ch07.not_function": ("`{name}` should be a function of X; got {what}.", "`{name}` 应该是一个以 X 为参数的函数；收到的是{what}。"),
+    "ch07.not_pair": ("`{name}` returned {what}; it should return (context, weights).",
+                      "`{name}` 返回了{what}；它应返回 (context, weights)。"),
+    "ch07.weights_none": ("`{name}` returned weights that are {what}; expected an (n, n) tensor.",
+                          "`{name}` 返回的权重是{what}；这里需要一个 (n, n) 的张量。"),
+    "ch07.weights_shape": ("for X of shape (6, 4) the weights have shape {shape}; expected (6, 6): every word of the "
+                           "sequence against every word.", "X 的形状为 (6, 4) 时，权重的形状是 {shape}；应为 (6, 6)：序列中每个词对每个词。"),
+    "ch07.weights_nan": ("the weights contain NaN, infinity or negative numbers.", "权重里有 NaN、无穷大或负数。"),
+    "ch07.weights_sum": ("the weights do not sum to 1 along the key axis (each row is one query's distribution).",
+                         "权重沿键的维度求和不等于 1（每一行是一个查询的分布）。"),
+    "ch07.not_scaled": ("the weights are not scaled: divide the scores X Xᵀ by √d first.",
+                        "权重没有缩放：先把得分 X Xᵀ 除以 √d。"),
+    "ch07.weights_differ": ("the weights differ from softmax(X Xᵀ / √d) along each row.",
+                            "权重与逐行计算的 softmax(X Xᵀ / √d) 不同。"),
+    "ch07.context_wrong": ("the weights are right but the context is not weights @ X (shape (n, d)).",
+                           "权重是对的，但上下文向量不是 weights @ X（形状 (n, d)）。"),
+    "ch07.self_attention_ok": ("every position attends to every position of the same sequence, Q = K = V = X.",
+                               "每个位置都关注同一序列中的所有位置，Q = K = V = X。"),
+    "ch07.shuffle_type": ("`{name}` is {what}; answer with a sentence: \"shuffled the same way\" or \"changed\".",
+                          "`{name}` 是{what}；请用一句话回答：\"shuffled the same way\"（同样地被打乱）或 \"changed\"（改变了）。"),
+    "ch07.shuffle_unclear": ("`{name}` is {answer}; answer \"shuffled the same way\" or \"changed\".",
+                             "`{name}` 是 {answer}；请回答 \"shuffled the same way\"（同样地被打乱）或 \"changed\"（改变了）。"),
+    "ch07.shuffle_ok_positions": ("changed: the positional encodings are added to the words, so a word in a new place "
+                                  "is a different vector.", "changed：位置编码加在词上，所以换了位置的词就是另一个向量。"),
+    "ch07.shuffle_ok_set": ("shuffled the same way: each output depends only on its own input and the set of all "
+                            "inputs.", "shuffled the same way：每个输出只取决于它自己的输入和全部输入构成的集合。"),
+    "ch07.shuffle_hint_positions": ("the positional encodings tie each vector to its place: after the shuffle, a word "
+                                    "carries a different position. What does that do to its scores?",
+                                    "位置编码把每个向量和它的位置绑在一起：打乱之后，一个词带上了不同的位置。这对它的得分有什么影响？"),
+    "ch07.shuffle_hint_set": ("without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word "
+                              "through the shuffle.", "没有位置信息时，有哪个得分 qᵢ·kⱼ 取决于词 j 站在哪里吗？跟着一个词走一遍打乱的过程。"),
+    "ch07.heads_ok": ("{count} parameters: the {h} heads split d_model = {d} into {h} slices of {slice}, they do not "
+                      "multiply the projections.", "{count} 个参数：{h} 个头把 d_model = {d} 切成 {h} 份，每份 {slice}，"
+                      "头数不会让投影的参数成倍增加。"),
+    "ch07.heads_share": ("the heads share d_model: each head projects to d_model / n_heads numbers, so the heads do "
+                         "not multiply the parameter count.", "各个头共享 d_model：每个头投影到 d_model / n_heads 个数，"
+                         "所以头数不会让参数量成倍增加。"),
+    "ch07.heads_do_not_multiply": ("the heads do not multiply the count (each projects to d_model / n_heads numbers).",
+                                   "头数不会让参数量成倍增加（每个头投影到 d_model / n_heads 个数）。"),
+    "ch07.no_output_projection": ("that is Q, K and V; the output projection W_O counts too.",
+                                  "这只是 Q、K 和 V；输出投影 W_O 也要算进去。"),
+    "ch07.one_head": ("that is one head's slice; the heads together span d_model.",
+                      "这只是一个头的那一份；所有头合起来才是 d_model。"),
+    "ch07.biases": ("the four projections also have a bias each (d_model numbers).",
+                    "四个投影各自还有一个偏置（d_model 个数）。"),
+    "ch07.no_biases": ("these projections have no bias; count only the weights.", "这些投影没有偏置；只数权重。"),
+    "ch07.count_hint_bias": ("count the four projections W_Q, W_K, W_V, W_O and their biases.",
+                             "数一数四个投影 W_Q、W_K、W_V、W_O 以及它们的偏置。"),
+    "ch07.count_hint": ("count the four projections W_Q, W_K, W_V, W_O.", "数一数四个投影 W_Q、W_K、W_V、W_O。"),
 }
