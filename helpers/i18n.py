@@ -72,7 +72,7 @@ def ordinal(index: int) -> str:
 # widgets.*, setup.*.
 MESSAGES: dict[str, tuple[str, str]] = {
     # -------------------------------------------------------------- setup and the shared checker core
-    "setup.lang": (" | lang {lang}", " | 语言 {lang}"),
+    "setup.lang": (" | lang {code}", " | 语言 {code}"),
     "core.correct": ("Correct: ", "正确："),
     "core.not_yet": ("Not yet: ", "还不对："),
     "core.not_answered": ("Not answered yet: replace the None in `{name}` with your answer, then run this cell again.",
@@ -496,4 +496,29 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch07.count_hint_bias": ("count the four projections W_Q, W_K, W_V, W_O and their biases.",
                              "数一数四个投影 W_Q、W_K、W_V、W_O 以及它们的偏置。"),
     "ch07.count_hint": ("count the four projections W_Q, W_K, W_V, W_O.", "数一数四个投影 W_Q、W_K、W_V、W_O。"),
+    # -------------------------------------------------------------- widgets: labels and readouts
+    "widgets.qk_readout": ("weights: {parts}<br>context: [{context}]", "注意力权重：{parts}<br>上下文向量：[{context}]"),
+    "widgets.move_key": ("move key", "移动键"),
+    "widgets.divide_scores": ("divide scores by √d_k", "得分除以 √d_k"),
+    "widgets.temperature": ("temperature", "温度"),
+    "widgets.query": ("Query", "查询"),
+    "widgets.keys": ("Keys", "键"),
+    "widgets.type_a_sentence": ("Type a sentence in the source language, e.g. 'the old dog sees a red car'.",
+                                "请输入一个源语言的句子，例如 'the old dog sees a red car'。"),
+    "widgets.unknown_words": ("Unknown word(s): {words}. The toy source language has only {n} words ({hint}). Try "
+                              "another word.", "未知的词：{words}。这个玩具源语言只有 {n} 个词（{hint}）。换一个词试试。"),
+    "widgets.no_reference": ("(no reference: the grammar cannot parse this sentence, {error})",
+                             "（没有参考译文：语法无法解析这个句子，{error}）"),
+    "widgets.matches": ("(matches a reference)", "（与一个参考译文一致）"),
+    "widgets.reference": ("(reference: {reference})", "（参考译文：{reference}）"),
+    "widgets.empty": ("(empty)", "（空）"),
+    "widgets.no_attention": ("  [this model has no attention, so there is no map to draw]",
+                             "  [这个模型没有注意力机制，所以没有注意力图可画]"),
+    "widgets.test_sentence": ("test sentence", "测试句子"),
+    "widgets.type_placeholder": ("...or type a source sentence and press Enter", "……或者输入一个源语言句子并按回车"),
+    "widgets.your_sentence": ("your sentence", "你的句子"),
+    "widgets.cannot_step": ("cannot step through this sentence: {message}", "无法逐步查看这个句子：{message}"),
+    "widgets.step": ("step", "步"),
+    "widgets.step_readout": ("step {step} of {n}: output so far <b>{so_far}</b>; most attended source word: "
+                             "<b>{top}</b>", "第 {step} 步（共 {n} 步）：目前的输出 <b>{so_far}</b>；最受关注的源词：<b>{top}</b>"),
 }
