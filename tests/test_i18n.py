@@ -47,7 +47,8 @@ def test_every_key_used_in_helpers_exists_and_every_key_is_used():
         if path.name != "i18n.py":
             used |= set(KEY_LITERAL.findall(path.read_text(encoding="utf-8")))
     assert used, "no message key found in helpers/: has the key naming changed?"
-    assert not used - set(i18n.MESSAGES), f"keys used but missing from the catalogue: {sorted(used - set(i18n.MESSAGES))}"
+    missing = sorted(used - set(i18n.MESSAGES))
+    assert not missing, f"keys used but missing from the catalogue: {missing}"
     assert not set(i18n.MESSAGES) - used, f"keys nobody uses: {sorted(set(i18n.MESSAGES) - used)}"
 
 
@@ -129,7 +130,7 @@ def test_notebooks_zh_is_exactly_what_the_builder_builds():
     assert built == [p.name for p in CHAPTERS], "run `python -m helpers.devtools.zh build` (make zh)"
     differ = [p.name for p in CHAPTERS
               if (zh.ZH_DIR / p.name).read_text(encoding="utf-8") != zh.build_notebook(p)]
-    assert not differ, f"notebooks/zh/ is out of date or hand-edited: {differ}; run `python -m helpers.devtools.zh build`"
+    assert not differ, f"notebooks/zh/ is out of date or hand-edited: {differ}; run `make zh`"
 
 
 def test_the_builder_is_deterministic(tmp_path):

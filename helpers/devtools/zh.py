@@ -31,7 +31,7 @@ from helpers.devtools.notebooks import chapter_notebooks
 
 __all__ = ["CATALOGUE_DIR", "ZH_DIR", "EN_SETUP_LINE", "ZH_SETUP_LINE", "ZH_SETUP_CELL", "ZH_SKELETON",
            "UNTRANSLATED_NOTE", "text_hash", "catalogue_path", "load_catalogue", "entry_status", "chapter_status",
-           "build_notebook", "build", "extract_notebook", "extract", "main"]
+           "build_notebook", "build", "extract_notebook", "extract", "zh_command"]
 
 CATALOGUE_DIR = ROOT / "i18n" / "zh"
 ZH_DIR = NOTEBOOKS_DIR / "zh"
@@ -211,7 +211,7 @@ def extract(sources: list[Path] | None = None) -> dict[str, dict[str, int]]:
     return {p.name: extract_notebook(p) for p in (chapter_notebooks() if sources is None else sources)}
 
 
-def main(argv: list[str] | None = None) -> int:
+def zh_command(argv: list[str] | None = None) -> int:
     """`python -m helpers.devtools.zh extract|build|status`."""
     parser = argparse.ArgumentParser(prog="python -m helpers.devtools.zh", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["extract", "build", "status"])
@@ -231,4 +231,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(zh_command())
