@@ -34,14 +34,21 @@ def get_device() -> torch.device:
     return torch.device("cpu")
 
 
-def setup(seed: int = 0, threads: int = 1, quiet: bool = False) -> torch.device:
-    """The one call every notebook's first cell makes: seed, torch threads, plot style, device; prints one line.
+def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en") -> torch.device:
+    """The one call every notebook's first cell makes: seed, torch threads, plot style, device, language; prints
+    one line.
+
+    lang: the learner-facing language of checker messages and widget labels, "en" (the default) or "zh" (the
+    Chinese edition in notebooks/zh/ calls ``helpers.setup(seed=0, lang="zh")``); see ``helpers.i18n``.
 
     One torch thread is the default: while another job shares a 2-core machine (as when `make test` runs two
     notebooks at once) a second thread made the course's models 2.5-3.3x slower, and on an idle machine it
     saved wall time only by spending more CPU (README, "Torch threads"; benchmarks/bench_threads.py).
     A fixed thread count also keeps the committed, strictly compared outputs reproducible.
     """
+    from helpers import i18n
+
+    i18n.set_lang(lang)  # first: an unknown language fails before anything else changes
     set_seed(seed)
     torch.set_num_threads(threads)
     from helpers.plotting import use_course_style
@@ -52,6 +59,7 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False) -> torch.device:
         print(
             f"Learning to Attend | python {platform.python_version_tuple()[0]}.{platform.python_version_tuple()[1]}"
             f" | torch {torch.__version__.split('+')[0]} | device {device.type} | threads {threads} | seed {seed}"
+            + (i18n.t("setup.lang", code=lang) if lang != "en" else "")
         )
     return device
 

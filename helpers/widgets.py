@@ -23,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from helpers import to_numpy
+from helpers import i18n, to_numpy
 from helpers.attention import scaled_dot_product_attention
 from helpers.plotting import KEY_COLOURS, draw_decoding_step, figure_png, plot_attention
 
@@ -219,7 +219,7 @@ def weights_html(state: dict, names: Sequence[str] | None = None) -> str:
     parts = " &nbsp; ".join(f"{name} <b>{x:.4f}</b>" for name, x in zip(names, w, strict=False))
     ctx = ", ".join(f"{x:.4f}" for x in c)
     return (f'<div class="qk-readout" role="status" aria-live="polite" data-weights="{data}">'
-            f"weights: {parts}<br>context: [{ctx}]</div>")
+            f"{i18n.t('widgets.qk_readout', parts=parts, context=ctx)}</div>")
 
 
 _DATA_WEIGHTS = re.compile(r'data-weights="([^"]*)"')
@@ -263,21 +263,23 @@ class QKExplorer:
         self.q_x = slider("Q x", float(query[0]), "qk-q-x")
         self.q_y = slider("Q y", float(query[1]), "qk-q-y")
         self.key_picker = W.ToggleButtons(options=[(n, i) for i, n in enumerate(self.names)], value=0,
-                                          description="move key", style={"button_width": "52px",
+                                          description=i18n.t("widgets.move_key"), style={"button_width": "52px",
                                                                          "description_width": "90px"})
         self.key_picker.add_class("qk-key-picker")
         self.k_x = slider(f"{self.names[0]} x", self.keys[0, 0], "qk-k-x")
         self.k_y = slider(f"{self.names[0]} y", self.keys[0, 1], "qk-k-y")
-        self.scale_switch = W.Checkbox(value=bool(scale), description="divide scores by √d_k", indent=False)
+        self.scale_switch = W.Checkbox(value=bool(scale), description=i18n.t("widgets.divide_scores"), indent=False)
         self.scale_switch.add_class("qk-scale")
-        self.temperature = slider("temperature", float(temperature), "qk-temperature", 0.1, 3.0, 0.05, ".2f")
+        self.temperature = slider(i18n.t("widgets.temperature"), float(temperature), "qk-temperature", 0.1, 3.0, 0.05,
+                                  ".2f")
         self.readout = W.HTML()
         self.readout.add_class("qk-weights")
         self.image = W.Image(format="png", layout=W.Layout(width=f"{int(EXPLORER_FIGSIZE[0] * 90)}px"))
         self.image.add_class("qk-figure")
-        controls = W.VBox([W.HTML("<b>Query</b>"), self.q_x, self.q_y, W.HTML("<b>Keys</b>"), self.key_picker,
-                           self.k_x, self.k_y, W.HTML("<b>Softmax</b>"), self.scale_switch, self.temperature,
-                           self.readout], layout=W.Layout(width="330px"))
+        controls = W.VBox([W.HTML(f"<b>{i18n.t('widgets.query')}</b>"), self.q_x, self.q_y,
+                           W.HTML(f"<b>{i18n.t('widgets.keys')}</b>"), self.key_picker, self.k_x, self.k_y,
+                           W.HTML("<b>Softmax</b>"), self.scale_switch, self.temperature, self.readout],
+                          layout=W.Layout(width="330px"))
         self.widget = W.HBox([controls, self.image])
         self.widget.add_class("qk-explorer")
 
@@ -404,14 +406,13 @@ def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) 
 
     tokens = tokenize_source(sentence)
     if not tokens:
-        return Shown([], None, None, None, "Type a sentence in the source language, e.g. 'the old dog sees a red car'.")
+        return Shown([], None, None, None, i18n.t("widgets.type_a_sentence"))
     unknown = [t for t in tokens if t not in model.src_vocab]
     if unknown:
         words = ", ".join(f"'{w}'" for w in dict.fromkeys(unknown))
         n_words = sum(len(ws) for ws in toylang.words_by_category().values())
         return Shown(tokens, None, None, None,
-                     f"Unknown word(s): {words}. The toy source language has only {n_words} words "
-                     f"({toylang.vocabulary_hint()}). Try another word.")
+                     i18n.t("widgets.unknown_words", words=words, n=n_words, hint=toylang.vocabulary_hint()))
     from helpers.seq2seq import greedy_translate
 
     (hyp,), (weights,) = greedy_translate(model, [tokens])
@@ -419,18 +420,19 @@ def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) 
         references = toylang.references(tokens)
     except ValueError as err:
         reference = None
-        verdict = f"(no reference: the grammar cannot parse this sentence, {err})"
+        verdict = i18n.t("widgets.no_reference", error=err)
     else:
         reference = references[0]
-        verdict = "(matches a reference)" if hyp in references else f"(reference: {' '.join(reference)})"
-    message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or '(empty)'}  {verdict}"
+        verdict = (i18n.t("widgets.matches") if hyp in references else
+                   i18n.t("widgets.reference", reference=" ".join(reference)))
+    message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or i18n.t('widgets.empty')}  {verdict}"
     figure = None
     if plot and weights is not None and len(hyp) > 0:
         ax = plot_attention(weights, keys=tokens, queries=hyp, title=f"Attention while translating {len(tokens)} words",
                             xlabel="source words", ylabel="translation (one row per output word)")
         figure = ax.figure
     elif weights is None:
-        message += "  [this model has no attention, so there is no map to draw]"
+        message += i18n.t("widgets.no_attention")
     return Shown(tokens, hyp, reference, weights, message, figure)
 
 
@@ -442,10 +444,10 @@ def translation_explorer(model, sentences: Sequence[str]):
     """
     import ipywidgets as widgets
 
-    pick = widgets.Dropdown(options=list(sentences), description="test sentence",
+    pick = widgets.Dropdown(options=list(sentences), description=i18n.t("widgets.test_sentence"),
                             layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
-    typed = widgets.Text(placeholder="...or type a source sentence and press Enter", continuous_update=False,
-                         description="your sentence", layout=widgets.Layout(width="95%"),
+    typed = widgets.Text(placeholder=i18n.t("widgets.type_placeholder"), continuous_update=False,
+                         description=i18n.t("widgets.your_sentence"), layout=widgets.Layout(width="95%"),
                          style={"description_width": "initial"})
     info = widgets.HTML()
     image = widgets.Image(format="png")
@@ -480,9 +482,9 @@ class DecodingStepViewer:
 
         shown = translate_and_show(model, sentence, plot=False)
         if not shown.ok or shown.weights is None or not shown.translation:
-            raise ValueError(f"cannot step through this sentence: {shown.message}")
+            raise ValueError(i18n.t("widgets.cannot_step", message=shown.message))
         self.source, self.output, self.weights = shown.source, shown.translation, shown.weights
-        self.slider = W.IntSlider(value=1, min=1, max=len(self.output), step=1, description="step",
+        self.slider = W.IntSlider(value=1, min=1, max=len(self.output), step=1, description=i18n.t("widgets.step"),
                                   continuous_update=True, layout=W.Layout(width="420px"))
         self.slider.add_class("decoding-step")
         self.readout = W.HTML()
@@ -506,8 +508,8 @@ class DecodingStepViewer:
         top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
         word = html.escape(self.output[t])
         self.readout.value = (f'<div class="decoding-state" data-step="{t + 1}" data-word="{word}">'
-                              f"step {t + 1} of {len(self.output)}: output so far <b>{so_far}</b>; "
-                              f"most attended source word: <b>{html.escape(top)}</b></div>")
+                              + i18n.t("widgets.step_readout", step=t + 1, n=len(self.output), so_far=so_far,
+                                       top=html.escape(top)) + "</div>")
 
     def __repr__(self) -> str:
         t = self.slider.value - 1

@@ -587,3 +587,44 @@ def test_smallest_batch_slips(capsys, answer, words):
     ex.reset_tries()
     out = _said(capsys, CALLS["check_smallest_batch"][0], answer)
     assert words in out and "Expected" not in out
+
+
+# ---------------------------------------------------------------- the same fuzz pass in Chinese (helpers.i18n)
+def _english_left(text: str) -> list[str]:
+    """Runs of two or more English words outside code, quotes, brackets, answers and a learner's exception text."""
+    import re
+
+    text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", text)
+    text = re.sub(r"抛出了 \w+: [^。；\n]*|正确答案：[^。\n]*", " ", text)   # the learner's error text; the answer
+    text = re.sub(r"\([^()\u4e00-\u9fff]*\)", " ", text)                 # signatures and formulas in brackets
+    return re.findall(r"[A-Za-z]+(?: +[A-Za-z]+)+", text)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_in_chinese_no_odd_answer_raises_and_every_verdict_is_chinese(name, capsys):
+    from helpers import i18n
+
+    call, answer = CALLS[name]
+    verdicts = (i18n.t("core.not_yet", lang="zh"), i18n.t("core.not_answered", lang="zh", name="")[:5])
+    with i18n.language("zh"):
+        for odd in ODD:
+            result = call(odd)
+            out = capsys.readouterr().out
+            assert isinstance(result, bool) and result is False, (name, odd)
+            assert out.startswith(verdicts), (name, odd, out)
+            assert i18n.t("core.fallback", lang="zh") not in out and core.FALLBACK not in out, (name, odd, out)
+            assert "Not yet" not in out and "Expected" not in out and "Try again" not in out, (name, odd, out)
+            assert not _english_left(out), ("English words in a Chinese message", name, odd, out)
+        assert call(answer) is True
+        assert capsys.readouterr().out.startswith(i18n.t("core.correct", lang="zh"))
+    assert i18n.get_lang() == "en"
+
+
+def test_in_chinese_a_second_wrong_try_shows_the_answer(capsys):
+    from helpers import i18n
+
+    with i18n.language("zh"):
+        first = _said(capsys, CALLS["check_attention_mib"][0], 8192 * 8192 * 4)
+        second = _said(capsys, CALLS["check_attention_mib"][0], 268.4)
+    assert "这是字节数" in first and "再试一次" in first and "256" not in first
+    assert "MB（10⁶ 字节）" in second and "正确答案：256。" in second and "solution('08.1')" in second

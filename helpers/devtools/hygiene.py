@@ -17,8 +17,13 @@ MAX_NOTEBOOK_BYTES = 2_000_000
 _MACHINE_PATH = re.compile(r"(/root/|/home/|/tmp/|/private/var/|/Users/|[A-Za-z]:\\\\Users\\\\)")
 
 
-def notebook_problems(path: Path | str) -> list[str]:
-    """Everything wrong with a committed course notebook, as sentences (an empty list means it is clean)."""
+def notebook_problems(path: Path | str, setup_cell: str = SETUP_CELL, question: str = "**The question:**",
+                      chapter_map: str = "## Chapter map", exercises: str = "## Exercises") -> list[str]:
+    """Everything wrong with a committed course notebook, as sentences (an empty list means it is clean).
+
+    setup_cell, question, chapter_map, exercises: the skeleton's markers; another edition passes its own
+    (the Chinese edition: ``helpers.devtools.zh.ZH_SKELETON``).
+    """
     path = Path(path)
     problems: list[str] = []
     if path.stat().st_size > MAX_NOTEBOOK_BYTES:
@@ -49,13 +54,13 @@ def notebook_problems(path: Path | str) -> list[str]:
     first = nb.cells[0] if nb.cells else None
     if first is None or first.cell_type != "markdown" or not first.source.lstrip().startswith("# "):
         problems.append(f"{path.name}: must start with a markdown title cell ('# NN · Title')")
-    if not any("**The question:**" in s for s in md[:2]):
-        problems.append(f"{path.name}: 'The question' must be stated in the first two markdown cells")
-    if not code or code[0].source.strip() != SETUP_CELL:
+    if not any(question in s for s in md[:2]):
+        problems.append(f"{path.name}: {question!r} must be stated in the first two markdown cells")
+    if not code or code[0].source.strip() != setup_cell:
         problems.append(f"{path.name}: the first code cell must be the course's setup cell, exactly")
     heads = [(i, s) for i, s in enumerate(md) if s.lstrip().startswith("## ")]
     titles = [s.lstrip().splitlines()[0] for _, s in heads]
-    if len(titles) < 2 or not titles[-2].startswith("## Chapter map") or not titles[-1].startswith("## Exercises"):
-        problems.append(f"{path.name}: must end with '## Chapter map' followed by '## Exercises' "
+    if len(titles) < 2 or not titles[-2].startswith(chapter_map) or not titles[-1].startswith(exercises):
+        problems.append(f"{path.name}: must end with {chapter_map!r} followed by {exercises!r} "
                         f"(sections: {titles[-3:]})")
     return problems

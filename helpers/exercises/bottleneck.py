@@ -1,6 +1,8 @@
 """Chapter 01 (the fixed-context bottleneck): the size of the context vector."""
 from __future__ import annotations
 
+from helpers.i18n import t
+
 from .core import as_whole_number, checker, feedback, not_answered, register_solution, wrong
 
 __all__ = ["check_context_size"]
@@ -17,19 +19,19 @@ def check_context_size(answer, size: int, per_direction: int | None = None, embe
     if got is None:
         return False
     if got == size:
-        return feedback(True, f"{size} numbers, whatever the length of the sentence: that is the bottleneck.")
+        return feedback(True, t("ch01.size_ok", size=size))
     per_direction = size // 2 if per_direction is None else per_direction
     if got == per_direction:
-        message = "that is one GRU's state; the encoder has two (left-to-right and right-to-left), concatenated."
+        message = t("ch01.one_direction")
     elif embedding is not None and got == embedding:
-        message = "that is the size of one word's embedding, not of the encoder's final state."
+        message = t("ch01.embedding")
     elif got in (1, 2):
-        message = "count numbers, not vectors: how long is each GRU's final state?"
+        message = t("ch01.vectors")
     elif got > size:
-        message = "that grows with something; the point is that the size does not depend on the sentence's length."
+        message = t("ch01.too_big")
     else:
-        message = "look at the encoder: how many GRUs, and how many numbers in each final state?"
-    return wrong(exercise, f"`{name}` is {got}: {message}", str(size), show_answer)
+        message = t("ch01.size_hint")
+    return wrong(exercise, t("core.is_value", name=name, value=got, sentence=message), str(size), show_answer)
 
 
 register_solution("01.1", "the size of the bottleneck", """

@@ -15,6 +15,8 @@ from typing import Callable
 import numpy as np
 import torch
 
+from helpers.i18n import ordinal, t
+
 __all__ = [
     "feedback", "not_answered", "describe", "as_array", "as_number", "as_whole_number", "as_tensor", "returned",
     "call_learner", "wrong", "tries", "reset_tries", "register_solution", "solution", "exercise_ids", "checker",
@@ -22,7 +24,7 @@ __all__ = [
     "check_close", "check_weights",
 ]
 
-FALLBACK = "the checker could not read this answer"  # tests require that no checker ever falls back to this
+FALLBACK = t("core.fallback", lang="en")  # tests require that no checker ever falls back to this (in any language)
 _TRIES: dict[str, int] = {}
 _SOLUTIONS: dict[str, tuple[str, str]] = {}
 CHECKERS: dict[str, Callable[..., bool]] = {}
@@ -31,14 +33,14 @@ CHECKERS: dict[str, Callable[..., bool]] = {}
 # ---------------------------------------------------------------- feedback lines
 def feedback(ok: bool, message: str) -> bool:
     """Print a one-line verdict ("Correct: ..." / "Not yet: ...") and return `ok` as a bool."""
-    print(("Correct: " if ok else "Not yet: ") + message)
+    print(t("core.correct" if ok else "core.not_yet") + message)
     return bool(ok)
 
 
 def not_answered(answer, name: str = "answer") -> bool:
     """True (and a friendly line) when the learner has not filled the answer in yet (None or ...)."""
     if answer is None or answer is Ellipsis:
-        print(f"Not answered yet: replace the None in `{name}` with your answer, then run this cell again.")
+        print(t("core.not_answered", name=name))
         return True
     return False
 
@@ -48,22 +50,23 @@ def describe(x) -> str:
     if x is None:
         return "None"
     if isinstance(x, str):
-        return f"the string {x[:30]!r}" if x else "an empty string"
+        return t("describe.string", text=x[:30]) if x else t("describe.empty_string")
     if isinstance(x, bool):
-        return f"the truth value {x}"
+        return t("describe.bool", value=x)
     if isinstance(x, torch.Tensor):
-        grad = " that requires grad" if x.requires_grad else ""
-        return f"a tensor of shape {tuple(x.shape)}{grad}"
+        key = "describe.tensor_grad" if x.requires_grad else "describe.tensor"
+        return t(key, shape=tuple(x.shape))
     if isinstance(x, np.ndarray):
-        return f"an array of shape {x.shape}"
+        return t("describe.array", shape=x.shape)
     if isinstance(x, (list, tuple, set, frozenset, dict)):
         kind = type(x).__name__
-        return f"an empty {kind}" if len(x) == 0 else f"a {kind} of {len(x)} item{'s' * (len(x) != 1)}"
+        return t("describe.empty", kind=kind) if len(x) == 0 else t("describe.items", kind=kind, n=len(x),
+                                                                         s="s" * (len(x) != 1))
     if isinstance(x, numbers.Number):
-        return f"the number {x}"
+        return t("describe.number", value=x)
     if callable(x):
-        return "a function"
-    return f"a {type(x).__name__}"
+        return t("describe.function")
+    return t("describe.object", kind=type(x).__name__)
 
 
 # ---------------------------------------------------------------- input coercion
@@ -80,10 +83,10 @@ def as_array(answer, name: str = "answer", quiet: bool = False) -> np.ndarray | 
     """The answer as a float NumPy array, or None (with a message unless `quiet`) when it is not numbers."""
     problem = None
     if _has_text(answer):
-        problem = (f"`{name}` is {describe(answer)}" if isinstance(answer, str) else f"`{name}` contains text")
-        problem += "; expected numbers (write them without quotes)."
+        problem = (t("core.text_not_numbers", name=name, what=describe(answer)) if isinstance(answer, str)
+                   else t("core.contains_text", name=name))
     elif isinstance(answer, (dict, set, frozenset)) or callable(answer) and not isinstance(answer, torch.Tensor):
-        problem = f"`{name}` is {describe(answer)}; expected a number, or a list, array or tensor of numbers."
+        problem = t("core.not_numbers", name=name, what=describe(answer))
     else:
         try:
             if isinstance(answer, torch.Tensor):
@@ -95,8 +98,7 @@ def as_array(answer, name: str = "answer", quiet: bool = False) -> np.ndarray | 
                 arr = raw.astype(float)
             return arr
         except Exception:
-            problem = (f"`{name}` is {describe(answer)} that cannot be read as numbers; expected a number, "
-                       "or a (rectangular) list, array or tensor of numbers.")
+            problem = t("core.unreadable_numbers", name=name, what=describe(answer))
     if not quiet:
         feedback(False, problem)
     return None
@@ -106,18 +108,18 @@ def as_number(answer, name: str = "answer", quiet: bool = False) -> float | None
     """One finite real number (a Python/NumPy number or a one-element tensor), or None with a message."""
     problem = None
     if isinstance(answer, bool):
-        problem = f"`{name}` is {describe(answer)}; expected a number."
+        problem = t("core.bool_not_number", name=name, what=describe(answer))
     elif isinstance(answer, str):
-        problem = f"`{name}` is {describe(answer)}, not a number; write the number without quotes."
+        problem = t("core.string_not_number", name=name, what=describe(answer))
     else:
         arr = as_array(answer, name, quiet=True)
         if arr is None or arr.size != 1:
-            problem = f"`{name}` is {describe(answer)}; expected one number."
+            problem = t("core.not_one_number", name=name, what=describe(answer))
         else:
             value = float(arr.reshape(-1)[0])
             if math.isfinite(value):
                 return value
-            problem = f"`{name}` is {value}; expected a finite number."
+            problem = t("core.not_finite", name=name, value=value)
     if not quiet:
         feedback(False, problem)
     return None
@@ -130,7 +132,7 @@ def as_whole_number(answer, name: str = "answer", quiet: bool = False) -> int | 
         return None
     if not value.is_integer():
         if not quiet:
-            feedback(False, f"`{name}` is {value}; expected a whole number.")
+            feedback(False, t("core.not_whole", name=name, value=value))
         return None
     return int(value)
 
@@ -144,7 +146,7 @@ def as_tensor(x) -> torch.Tensor | None:
 def returned(result) -> str:
     """What a learner's function returned, for a message: "None (did you forget `return`?)" or a description."""
     if result is None:
-        return "None (did you forget `return`?)"
+        return t("core.returned_none")
     return describe(result)
 
 
@@ -153,7 +155,7 @@ def call_learner(fn, *args, name: str = "your function"):
     try:
         return True, fn(*args)
     except Exception as e:
-        return False, f"calling `{name}` raised {type(e).__name__}: {e}"
+        return False, t("core.raised", name=name, error=type(e).__name__, detail=e)
 
 
 # ---------------------------------------------------------------- tries, answers, solutions
@@ -179,11 +181,11 @@ def wrong(exercise: str, message: str, answer: str | None = None, show_answer: b
     message = message.rstrip()
     if show_answer or _TRIES[exercise] >= 2:
         if answer is not None:
-            message += f" Expected: {answer}."
+            message += t("core.expected", answer=answer)
         if exercise in _SOLUTIONS:
-            message += f" Worked solution: helpers.exercises.solution({exercise!r})."
+            message += t("core.worked_solution", exercise=repr(exercise))
     else:
-        message += " Try again (a second wrong try shows the answer)."
+        message += t("core.try_again")
     return feedback(False, message)
 
 
@@ -200,11 +202,10 @@ def exercise_ids() -> list[str]:
 def solution(exercise: str) -> None:
     """Print the worked solution of one exercise, e.g. ``solution("04.2")``; shown only when asked for."""
     if not isinstance(exercise, str) or exercise not in _SOLUTIONS:
-        print(f"No worked solution for {exercise!r}; exercise ids are {', '.join(exercise_ids())} "
-              "(chapter.exercise, e.g. '04.2').")
+        print(t("core.no_solution", exercise=repr(exercise), ids=", ".join(exercise_ids())))
         return
     title, text = _SOLUTIONS[exercise]
-    print(f"Exercise {exercise}: {title}\n\n{text}")
+    print(t("core.solution_head", exercise=exercise, title=title) + f"\n\n{text}")
 
 
 def checker(fn: Callable[..., bool]) -> Callable[..., bool]:
@@ -216,7 +217,8 @@ def checker(fn: Callable[..., bool]) -> Callable[..., bool]:
             with np.errstate(all="ignore"):
                 return bool(fn(*args, **kwargs))
         except Exception as e:
-            return feedback(False, f"{FALLBACK} ({type(e).__name__}: {e}); check its type and shape.")
+            return feedback(False, t("core.fallback_detail", fallback=t("core.fallback"), error=type(e).__name__,
+                                     detail=e))
 
     CHECKERS[fn.__name__] = safe
     return safe
@@ -252,21 +254,23 @@ def check_close(answer, expected, name: str = "answer", tol: float = 1e-2, exerc
     if got is None:
         return False
     if want is None:
-        return feedback(False, f"the expected value for `{name}` is not a number; this is a mistake in the notebook.")
+        return feedback(False, t("core.expected_not_number", name=name))
     if got.shape != want.shape:
-        return feedback(False, f"`{name}` has shape {tuple(got.shape)}; expected shape {tuple(want.shape)}.")
+        return feedback(False, t("core.wrong_shape", name=name, shape=tuple(got.shape), want=tuple(want.shape)))
     if not np.all(np.isfinite(got)):
-        return feedback(False, f"`{name}` contains NaN or infinity.")
+        return feedback(False, t("core.nan", name=name))
     if np.all(np.abs(got - want) <= tol):
-        return feedback(True, f"`{name}` is {_fmt(want)}" + (f" (within {tol})." if tol else "."))
+        return feedback(True, t("core.close_within" if tol else "core.close_exact", name=name, value=_fmt(want),
+                                tol=tol))
     for value, sentence in (slips.items() if isinstance(slips, dict) else slips or ()):
         if _matches(got, value, tol):
-            return wrong(key, f"`{name}` is {_fmt(got)}: {sentence}", _fmt(want), show_answer)
+            return wrong(key, t("core.is_value", name=name, value=_fmt(got), sentence=sentence), _fmt(want),
+                         show_answer)
     if hint is None:
         diff = got - want
         i = np.unravel_index(int(np.argmax(np.abs(diff))), diff.shape) if diff.ndim else ()
-        where = f" at index {tuple(int(k) for k in i)}" if diff.ndim else ""
-        hint = f"`{name}`{where} is {got[i]:.4g}, too {'high' if diff[i] > 0 else 'low'}."
+        where = t("core.at_index", index=tuple(int(k) for k in i)) if diff.ndim else ""
+        hint = t("core.too_high" if diff[i] > 0 else "core.too_low", name=name, where=where, value=got[i])
     return wrong(key, hint, _fmt(want), show_answer)
 
 
@@ -281,30 +285,27 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
     if w is None:
         return False
     if w.ndim == 0:
-        return feedback(False, f"`{name}` is a single number; expected one weight per key.")
+        return feedback(False, t("core.single_number", name=name))
     if not np.all(np.isfinite(w)):
-        return feedback(False, f"`{name}` contains NaN or infinity.")
+        return feedback(False, t("core.nan", name=name))
     if np.any(w < -1e-9) or np.any(w > 1 + 1e-9):
-        return feedback(False, f"`{name}` has values outside [0, 1]: weights are probabilities.")
+        return feedback(False, t("core.outside_01", name=name))
     sums = w.sum(axis=-1)
     if not np.allclose(sums, 1.0, atol=tol):
-        return feedback(False, f"`{name}` do not sum to 1 along the key axis (the sums are {_fmt(sums)}).")
+        return feedback(False, t("core.not_sum_1", name=name, sums=_fmt(sums)))
     if most_on is not None:
         key = exercise or name
-        ordinal = {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(most_on, f"number {most_on + 1}")
+        wanted = ordinal(most_on)
         if w.ndim != 1 or not 0 <= most_on < w.shape[0]:
-            return feedback(False, f"`{name}` has shape {w.shape}; expected a list of weights with a {ordinal} key.")
+            return feedback(False, t("core.no_such_key", name=name, shape=w.shape, ordinal=wanted))
         if w[most_on] > 0.5:
-            return feedback(True, f"a distribution with {w[most_on]:.2f} of the weight on the {ordinal} key.")
+            return feedback(True, t("core.most_on_ok", share=w[most_on], ordinal=wanted))
         top = int(np.argmax(w))
         if top != most_on:
-            place = {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(top, f"number {top + 1}")
-            message = (f"most of the weight is on the {place} key (position {top} counting from 0); "
-                       f"the exercise asks for the {ordinal} key (position {most_on}).")
+            message = t("core.most_on_other", place=ordinal(top), top=top, ordinal=wanted, position=most_on)
         else:
-            message = (f"the {ordinal} key has the largest weight ({w[most_on]:.2f}) but not most of it: "
-                       "give it more than half.")
-        return wrong(key, message, f"any weights with more than 0.5 at position {most_on}", show_answer)
+            message = t("core.most_on_not_half", ordinal=wanted, share=w[most_on])
+        return wrong(key, message, t("core.most_on_answer", position=most_on), show_answer)
     if expected is None:
-        return feedback(True, f"`{name}` form a probability distribution over the keys.")
+        return feedback(True, t("core.distribution_ok", name=name))
     return check_close(w, expected, name=name, tol=tol, exercise=exercise, show_answer=show_answer)

@@ -1,6 +1,8 @@
 """Chapter 08 (the cost of attention): the memory of one score matrix and the batch that crosses a memory limit."""
 from __future__ import annotations
 
+from helpers.i18n import t
+
 from .core import check_close, checker, register_solution
 
 __all__ = ["check_attention_mib", "check_smallest_batch"]
@@ -13,16 +15,13 @@ def check_attention_mib(answer, n: int = 8192, bytes_per_entry: int = 4, name: s
                         show_answer: bool = False) -> bool:
     """MiB of one n × n attention matrix with `bytes_per_entry` bytes per entry (1 MiB = 2²⁰ bytes)."""
     total = n * n * bytes_per_entry
-    slips = [(total, "that is bytes; divide by 2²⁰ for MiB."),
-             (total / 1e6, "that is megabytes (10⁶ bytes); a MiB is 2²⁰ bytes."),
-             (total / 2 ** 10, "that is KiB; divide by 2¹⁰ once more for MiB."),
-             (total / _GiB, "that is GiB; multiply by 2¹⁰ for MiB."),
-             (total * 8 / _MiB, "that counts bits; a float32 is 4 bytes."),
-             (n * n / _MiB, f"that is the number of entries in Mi; each takes {bytes_per_entry} bytes."),
-             (n * n * 8 / _MiB, f"that is float64 (8 bytes); the matrix is float32, {bytes_per_entry} bytes an entry."),
-             (n * bytes_per_entry / _MiB, "that is one row; the matrix has n rows.")]
+    slips = [(total, t("ch08.bytes")), (total / 1e6, t("ch08.megabytes")), (total / 2 ** 10, t("ch08.kib")),
+             (total / _GiB, t("ch08.gib")), (total * 8 / _MiB, t("ch08.bits")),
+             (n * n / _MiB, t("ch08.entries", bytes=bytes_per_entry)),
+             (n * n * 8 / _MiB, t("ch08.float64", bytes=bytes_per_entry)),
+             (n * bytes_per_entry / _MiB, t("ch08.one_row"))]
     return check_close(answer, total / _MiB, name=name, tol=0.5, exercise=exercise, slips=slips,
-                       hint="entries × bytes per entry, then bytes → MiB.", show_answer=show_answer)
+                       hint=t("ch08.mib_hint"), show_answer=show_answer)
 
 
 @checker
@@ -36,16 +35,14 @@ def check_smallest_batch(answer, limit_bytes: float = 24 * _GiB, n: int = 4000, 
 
     per = n * n * heads * layers * bytes_per_entry
     right = smallest(per)
-    slips = [(right - 1, f"at batch {right - 1} the matrices take {(right - 1) * per / _GiB:.1f} GiB, still not "
-                         "over the limit (did you round down, or use GB = 10⁹ bytes?)."),
-             (smallest(per / layers), "every layer keeps its own attention matrices: multiply by the layers too."),
-             (smallest(per / heads), "every head keeps its own attention matrix: multiply by the heads too."),
-             (smallest(per / heads / layers), "count every head of every layer."),
-             (smallest(per / bytes_per_entry), f"each entry takes {bytes_per_entry} bytes.")]
+    slips = [(right - 1, t("ch08.not_over", batch=right - 1, gib=(right - 1) * per / _GiB)),
+             (smallest(per / layers), t("ch08.layers")),
+             (smallest(per / heads), t("ch08.heads")),
+             (smallest(per / heads / layers), t("ch08.heads_and_layers")),
+             (smallest(per / bytes_per_entry), t("ch08.bytes_per_entry", bytes=bytes_per_entry))]
     slips = [(v, s) for k, (v, s) in enumerate(slips) if v != right and all(v != w for w, _ in slips[:k])]
     return check_close(answer, right, name=name, tol=0, exercise=exercise, slips=slips,
-                       hint="bytes per sentence = n² × heads × layers × bytes per entry; how many sentences go over "
-                            "the limit?", show_answer=show_answer)
+                       hint=t("ch08.batch_hint"), show_answer=show_answer)
 
 
 register_solution("08.1", "one attention matrix in MiB", """

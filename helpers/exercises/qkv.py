@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.i18n import t
+
 from .core import as_array, checker, feedback, not_answered, register_solution, wrong
 from .weighted_average import attention_weights, weights_problem
 
@@ -20,30 +22,26 @@ def check_hand_weights(weights, query, keys, scale: bool = True, temperature: fl
     if w is None:
         return False
     if w.shape != (K.shape[0],):
-        return feedback(False, f"`{name}` has shape {tuple(w.shape)}; expected one weight per key, "
-                               f"shape ({K.shape[0]},).")
+        return feedback(False, t("ch03.weights_shape", name=name, shape=tuple(w.shape), n=K.shape[0]))
     if not np.all(np.isfinite(w)):
-        return feedback(False, f"`{name}` contains NaN or infinity.")
+        return feedback(False, t("core.nan", name=name))
     right = attention_weights(query, K, scale, temperature)
     answer = str(np.round(right, 4).tolist())
     if np.max(np.abs(w - right)) <= tol:
-        return feedback(True, f"{answer}, matching the explorer's weights.")
+        return feedback(True, t("ch03.ok", answer=answer))
     scores = K @ np.asarray(query, dtype=float)
     if np.allclose(w, scores, atol=tol) or np.allclose(w, scores / np.sqrt(K.shape[1]), atol=tol):
-        return wrong(exercise, "these are the raw scores Q·K; turn them into weights with softmax.", answer,
-                     show_answer)
+        return wrong(exercise, t("ch03.raw_scores"), answer, show_answer)
     problem = weights_problem(w, K.shape[0], name)
     if problem:
         return wrong(exercise, problem, answer, show_answer)
     if scale and np.max(np.abs(w - attention_weights(query, K, False, temperature))) <= tol:
-        return wrong(exercise, f"these are the weights WITHOUT the scale; divide the scores by √d_k = √{K.shape[1]} "
-                               "first.", answer, show_answer)
+        return wrong(exercise, t("ch03.unscaled", d=K.shape[1]), answer, show_answer)
     if not scale and np.max(np.abs(w - attention_weights(query, K, True, temperature))) <= tol:
-        return wrong(exercise, "these are the scaled weights; this exercise asks for the unscaled ones.",
-                     answer, show_answer)
+        return wrong(exercise, t("ch03.scaled"), answer, show_answer)
     i = int(np.argmax(np.abs(w - right)))
-    return wrong(exercise, f"the weight of key {i + 1} is {w[i]:.4f}, too {'high' if w[i] > right[i] else 'low'}: "
-                           "scores Q·Kᵢ, divide by √d_k, then exp(sᵢ) / Σ exp(sⱼ).", answer, show_answer)
+    key = "ch03.too_high" if w[i] > right[i] else "ch03.too_low"
+    return wrong(exercise, t(key, n=i + 1, value=w[i]), answer, show_answer)
 
 
 register_solution("03.1", "weights for Q = [1, 1] by hand", """

@@ -5,6 +5,8 @@ from itertools import combinations
 
 import torch.nn as nn
 
+from helpers.i18n import t
+
 from .core import as_number, as_whole_number, checker, describe, feedback, not_answered, register_solution, wrong
 
 __all__ = ["check_most_parameters", "check_dropout_row_sum"]
@@ -32,16 +34,14 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     if not_answered(scorer, names[0]):
         return False
     if not isinstance(scorer, str) or scorer not in SCORERS:
-        return feedback(False, f"`{names[0]}` is {describe(scorer)}; expected one of the names "
-                               f"{', '.join(repr(n) for n in SCORERS)}.")
+        return feedback(False, t("ch06.not_a_scorer", name=names[0], what=describe(scorer),
+                                 names=", ".join(repr(n) for n in SCORERS)))
     modules = {n: _build(n, d) for n in SCORERS}
     counts = {n: _count(m) for n, m in modules.items()}
     best = max(counts, key=counts.get)
     if scorer != best:
-        why = ("it has no parameters at all: it only multiplies the vectors it is given" if counts[scorer] == 0 else
-               "another scorer has more: write each score's formula and count the numbers in its matrices and "
-               "vectors")
-        return wrong(exercise, f"not {scorer!r}: {why}.", repr(best), show_answer)
+        why = t("ch06.no_parameters") if counts[scorer] == 0 else t("ch06.another_has_more")
+        return wrong(exercise, t("ch06.not_this_scorer", scorer=repr(scorer), why=why), repr(best), show_answer)
     if not_answered(count, names[1]):
         return False
     got = as_whole_number(count, names[1])
@@ -49,25 +49,25 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
         return False
     right = counts[best]
     if got == right:
-        return feedback(True, f"{best!r} has {right} parameters at d = {d}.")
+        return feedback(True, t("ch06.count_ok", scorer=repr(best), count=right, d=d))
     params = dict(modules[best].named_parameters())
     biases = sum(m.out_features for m in modules[best].modules() if isinstance(m, nn.Linear) and m.bias is None)
     other = [n for n, c in counts.items() if c == got and n != best]
-    slip = f"that is the count of {other[0]!r}" if other else None
+    slip = t("ch06.count_of_other", scorer=repr(other[0])) if other else None
     for r in range(1, len(params) if slip is None else 0):
         for subset in combinations(params, r):
             if got == sum(params[p].numel() for p in subset):
                 missing = [p for p in params if p not in subset]
-                slip = (f"that counts only {', '.join(p.removesuffix('.weight') for p in subset)}; the score also "
-                        f"uses {', '.join(p.removesuffix('.weight') for p in missing)}")
+                slip = t("ch06.counts_only", counted=", ".join(p.removesuffix(".weight") for p in subset),
+                         missing=", ".join(p.removesuffix(".weight") for p in missing))
                 break
         if slip:
             break
     if slip is None and biases and got == right + biases:
-        slip = "the course's layers have no bias; count only the weights"
+        slip = t("ch06.no_bias")
     if slip is None:
-        slip = "count every matrix and vector of the score's formula at this size"
-    return wrong(exercise, f"`{names[1]}` is {got}: {slip}.", str(right), show_answer)
+        slip = t("ch06.count_everything")
+    return wrong(exercise, t("ch06.count_wrong", name=names[1], value=got, slip=slip), str(right), show_answer)
 
 
 @checker
@@ -80,16 +80,15 @@ def check_dropout_row_sum(answer, p: float, name: str = "expected_row_sum", exer
     if value is None:
         return False
     if abs(value - 1.0) <= 1e-2:
-        return feedback(True, "on average a row still sums to 1: (1 - p) of the weights survive, each × 1/(1 - p).")
+        return feedback(True, t("ch06.dropout_ok"))
     if abs(value - (1 - p)) <= 1e-2:
-        message = (f"{1 - p:.2f} is the share of weights that survive, but nn.Dropout also multiplies each survivor "
-                   "by 1/(1 - p).")
+        message = t("ch06.survive_share", share=1 - p)
     elif abs(value - 1 / (1 - p)) <= 1e-2:
-        message = "every survivor is scaled by 1/(1 - p), but on average only (1 - p) of them survive."
+        message = t("ch06.only_survivors")
     elif abs(value - p) <= 1e-2:
-        message = "p is the share of weights dropped, not what the row sums to."
+        message = t("ch06.dropped_share")
     else:
-        message = f"`{name}` is {value:.3f}; think of which share of weights survives and how they are scaled."
+        message = t("ch06.dropout_hint", name=name, value=value)
     return wrong(exercise, message, "1", show_answer)
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import torch
 
+from helpers.i18n import t
+
 from .core import (
     as_tensor,
     as_whole_number,
@@ -25,40 +27,35 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.3
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, f"`{name}` should be a function of X; got {describe(fn)}.")
+        return feedback(False, t("ch07.not_function", name=name, what=describe(fn)))
     X = torch.randn(6, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     ok, out = call_learner(fn, X.clone(), name=name)
     if not ok:
         return wrong(exercise, out + ".", None, show_answer)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        return wrong(exercise, f"`{name}` returned {returned(out)}; it should return (context, weights).", None,
-                     show_answer)
+        return wrong(exercise, t("ch07.not_pair", name=name, what=returned(out)), None, show_answer)
     context, weights = as_tensor(out[0]), as_tensor(out[1])
     if weights is None:
-        return wrong(exercise, f"`{name}` returned weights that are {returned(out[1])}; expected an (n, n) tensor.",
-                     None, show_answer)
+        return wrong(exercise, t("ch07.weights_none", name=name, what=returned(out[1])), None, show_answer)
     if weights.shape != (6, 6):
-        return wrong(exercise, f"for X of shape (6, 4) the weights have shape {tuple(weights.shape)}; expected "
-                               "(6, 6): every word of the sequence against every word.", None, show_answer)
+        return wrong(exercise, t("ch07.weights_shape", shape=tuple(weights.shape)), None, show_answer)
     if not torch.isfinite(weights).all() or (weights < 0).any():
-        return wrong(exercise, "the weights contain NaN, infinity or negative numbers.", None, show_answer)
+        return wrong(exercise, t("ch07.weights_nan"), None, show_answer)
     if not torch.allclose(weights.sum(-1), torch.ones(6, dtype=torch.float64), atol=1e-6):
-        return wrong(exercise, "the weights do not sum to 1 along the key axis (each row is one query's "
-                               "distribution).", None, show_answer)
+        return wrong(exercise, t("ch07.weights_sum"), None, show_answer)
     right = torch.softmax(X @ X.T / 2.0, dim=-1)
     if not torch.allclose(weights, right, atol=1e-6):
         if torch.allclose(weights, torch.softmax(X @ X.T, dim=-1), atol=1e-6):
-            return wrong(exercise, "the weights are not scaled: divide the scores X Xᵀ by √d first.", None,
-                         show_answer)
-        return wrong(exercise, "the weights differ from softmax(X Xᵀ / √d) along each row.", None, show_answer)
+            return wrong(exercise, t("ch07.not_scaled"), None, show_answer)
+        return wrong(exercise, t("ch07.weights_differ"), None, show_answer)
     if context is None or context.shape != (6, 4) or not torch.allclose(context, right @ X, atol=1e-6):
-        return wrong(exercise, "the weights are right but the context is not weights @ X (shape (n, d)).", None,
-                     show_answer)
-    return feedback(True, "every position attends to every position of the same sequence, Q = K = V = X.")
+        return wrong(exercise, t("ch07.context_wrong"), None, show_answer)
+    return feedback(True, t("ch07.self_attention_ok"))
 
 
-_SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffled", "equivariant", "same")
-_CHANGED = ("changed", "change", "different", "differ")
+_SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffled", "equivariant", "same",
+         "同样", "相同", "一样", "打乱", "置换", "等变")
+_CHANGED = ("changed", "change", "different", "differ", "改变", "变了", "变化", "不同", "不一样")
 
 
 @checker
@@ -70,24 +67,16 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
         return False
     exercise = exercise or ("07.2" if with_positions else "07.1")
     if not isinstance(answer, str):
-        return feedback(False, f"`{name}` is {describe(answer)}; answer with a sentence: \"shuffled the same way\" "
-                               "or \"changed\".")
+        return feedback(False, t("ch07.shuffle_type", name=name, what=describe(answer)))
     text = answer.lower()
     changed = any(w in text for w in _CHANGED)
     same = any(w in text for w in _SAME) and not changed
     if not (same or changed):
-        return feedback(False, f"`{name}` is {answer!r}; answer \"shuffled the same way\" or \"changed\".")
-    expected = "changed" if with_positions else "shuffled the same way"
+        return feedback(False, t("ch07.shuffle_unclear", name=name, answer=repr(answer)))
+    expected = "changed" if with_positions else "shuffled the same way"  # the answer words stay English
     if changed == with_positions:
-        why = ("the positional encodings are added to the words, so a word in a new place is a different vector."
-               if with_positions else "each output depends only on its own input and the set of all inputs.")
-        return feedback(True, f"{expected}: {why}")
-    if with_positions:
-        message = ("the positional encodings tie each vector to its place: after the shuffle, a word carries a "
-                   "different position. What does that do to its scores?")
-    else:
-        message = ("without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word through "
-                   "the shuffle.")
+        return feedback(True, t("ch07.shuffle_ok_positions") if with_positions else t("ch07.shuffle_ok_set"))
+    message = t("ch07.shuffle_hint_positions") if with_positions else t("ch07.shuffle_hint_set")
     return wrong(exercise, message, repr(expected), show_answer)
 
 
@@ -105,21 +94,18 @@ def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = 
     weights, biases = 4 * d * d, 4 * d if bias else 0
     right = weights + biases
     if got == right:
-        return feedback(True, f"{right} parameters: the {h} heads split d_model = {d} into {h} slices of {d // h}, "
-                              "they do not multiply the projections.")
-    slips = {h * right: "the heads share d_model: each head projects to d_model / n_heads numbers, so the heads do "
-                        "not multiply the parameter count.",
-             h * weights: "the heads do not multiply the count (each projects to d_model / n_heads numbers).",
-             3 * d * d + (3 * d if bias else 0): "that is Q, K and V; the output projection W_O counts too.",
-             3 * d * d + 3 * d: "that is Q, K and V; the output projection W_O counts too.",
-             4 * d * (d // h) + (4 * d // h if bias else 0): "that is one head's slice; the heads together span "
-                                                             "d_model."}
+        return feedback(True, t("ch07.heads_ok", count=right, h=h, d=d, slice=d // h))
+    slips = {h * right: t("ch07.heads_share"),
+             h * weights: t("ch07.heads_do_not_multiply"),
+             3 * d * d + (3 * d if bias else 0): t("ch07.no_output_projection"),
+             3 * d * d + 3 * d: t("ch07.no_output_projection"),
+             4 * d * (d // h) + (4 * d // h if bias else 0): t("ch07.one_head")}
     if bias:
-        slips.setdefault(weights, "the four projections also have a bias each (d_model numbers).")
+        slips.setdefault(weights, t("ch07.biases"))
     else:
-        slips.setdefault(weights + 4 * d, "these projections have no bias; count only the weights.")
-    message = slips.get(got, "count the four projections W_Q, W_K, W_V, W_O" + (" and their biases." if bias else "."))
-    return wrong(exercise, f"`{name}` is {got}: {message}", str(right), show_answer)
+        slips.setdefault(weights + 4 * d, t("ch07.no_biases"))
+    message = slips.get(got, t("ch07.count_hint_bias" if bias else "ch07.count_hint"))
+    return wrong(exercise, t("core.is_value", name=name, value=got, sentence=message), str(right), show_answer)
 
 
 register_solution("07.1", "shuffling without positions", """

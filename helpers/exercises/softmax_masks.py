@@ -6,6 +6,8 @@ import math
 import numpy as np
 import torch
 
+from helpers.i18n import t
+
 from .core import (
     as_array,
     as_tensor,
@@ -27,32 +29,27 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
                       show_answer: bool = False) -> bool:
     """[std of q·k, std of q·k / √d_k] for random unit-variance vectors of size d_k: [√d_k, 1]."""
     r = math.sqrt(d_k)
-    slips = [([d_k, 1.0], "the first number is the variance of q·k (d_k); the question asks for the standard "
-                          "deviation, its square root."),
-             ([d_k, r], "those are variances; the standard deviation is the square root of the variance."),
-             ([r, r], "dividing q·k by √d_k divides its standard deviation by √d_k too."),
-             ([d_k, d_k], "the first is the variance, and dividing by √d_k divides the standard deviation by √d_k."),
-             ([1.0, 1 / r], "q·k sums d_k products of variance 1 each: its variance grows with d_k."),
-             ([1.0, 1.0], "q·k sums d_k products of variance 1 each: its variance grows with d_k.")]
+    slips = [([d_k, 1.0], t("ch04.variance_first")), ([d_k, r], t("ch04.variances")), ([r, r], t("ch04.divide_std")),
+             ([d_k, d_k], t("ch04.variance_and_divide")), ([1.0, 1 / r], t("ch04.grows")),
+             ([1.0, 1.0], t("ch04.grows"))]
     if not_answered(answer, name):
         return False
     got = as_array(answer, name)
     if got is None:
         return False
     if got.shape != (2,):
-        return feedback(False, f"`{name}` is {got.tolist() if got.size < 5 else 'longer'}; expected a list of two "
-                               "numbers: [std of q·k, std of q·k / √d_k].")
+        shown = got.tolist() if got.size < 5 else t("ch04.longer")
+        return feedback(False, t("ch04.two_numbers", name=name, value=shown))
     return check_close(got, [r, 1.0], name=name, tol=0.5, exercise=exercise, slips=slips,
-                       hint="the variance of a sum of d_k independent products of variance 1 is d_k; the standard "
-                            "deviation is its square root.", show_answer=show_answer)
+                       hint=t("ch04.std_hint"), show_answer=show_answer)
 
 
 def _cases():
     """(label, scores) pairs a softmax must handle."""
-    return [("small scores", torch.tensor([2.0, -1.0, 0.5, 3.0])),
-            ("a batch of rows", torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])),
-            ("large scores like [1000, 999, 998]", torch.tensor([1000.0, 999.0, 998.0])),
-            ("very negative scores like [-1000, -1001]", torch.tensor([-1000.0, -1001.0]))]
+    return [(t("ch04.case_small"), torch.tensor([2.0, -1.0, 0.5, 3.0])),
+            (t("ch04.case_batch"), torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])),
+            (t("ch04.case_large"), torch.tensor([1000.0, 999.0, 998.0])),
+            (t("ch04.case_negative"), torch.tensor([-1000.0, -1001.0]))]
 
 
 @checker
@@ -61,29 +58,25 @@ def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", s
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, f"`{name}` should be a function that takes a tensor of scores; got "
-                               f"{type(fn).__name__}.")
+        return feedback(False, t("ch04.not_function", name=name, kind=type(fn).__name__))
     for label, scores in _cases():
         ok, out = call_learner(fn, scores.clone(), name=name)
         if not ok:
-            return wrong(exercise, f"on {label}, {out}.", None, show_answer)
+            return wrong(exercise, t("ch04.on_case", label=label, problem=out), None, show_answer)
         got = as_tensor(out)
         if got is None:
-            return wrong(exercise, f"on {label} `{name}` returned {returned(out)}; expected a tensor of weights.",
-                         None, show_answer)
+            return wrong(exercise, t("ch04.returned", label=label, name=name, what=returned(out)), None, show_answer)
         if got.shape != scores.shape:
-            return wrong(exercise, f"on {label} `{name}` returned shape {tuple(got.shape)}; expected "
-                                   f"{tuple(scores.shape)}.", None, show_answer)
+            return wrong(exercise, t("ch04.shape", label=label, name=name, shape=tuple(got.shape),
+                                     want=tuple(scores.shape)), None, show_answer)
         if not torch.isfinite(got).all():
-            return wrong(exercise, f"`{name}` gives NaN or infinity on {label}: subtract each row's maximum before "
-                                   "exp.", None, show_answer)
+            return wrong(exercise, t("ch04.overflow", name=name, label=label), None, show_answer)
         if not torch.allclose(got.sum(-1), torch.ones(got.shape[:-1], dtype=got.dtype), atol=1e-5):
-            return wrong(exercise, f"on {label} the weights do not sum to 1 along the last axis (sums "
-                                   f"{[round(float(s), 4) for s in got.sum(-1).reshape(-1)]}).", None, show_answer)
+            sums = [round(float(s), 4) for s in got.sum(-1).reshape(-1)]
+            return wrong(exercise, t("ch04.sums", label=label, sums=sums), None, show_answer)
         if not torch.allclose(got, torch.softmax(scores.double(), -1), atol=1e-5):
-            return wrong(exercise, f"on {label} the weights differ from softmax's: exp(x - max) / sum(exp(x - max)).",
-                         None, show_answer)
-    return feedback(True, "a distribution on every row, the right values, and no overflow on large scores.")
+            return wrong(exercise, t("ch04.values", label=label), None, show_answer)
+    return feedback(True, t("ch04.softmax_ok"))
 
 
 @checker
@@ -95,32 +88,27 @@ def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "04.3
     if m is None:
         return False
     if m.shape != (n, n):
-        return feedback(False, f"`{name}` has shape {tuple(m.shape)}; expected ({n}, {n}): one row per query, "
-                               "one column per key.")
+        return feedback(False, t("ch04.mask_shape", name=name, shape=tuple(m.shape), n=n))
     if not np.all((m == 0) | (m == 1)):
-        return feedback(False, f"`{name}` should hold only True/False (or 1/0).")
+        return feedback(False, t("ch04.mask_bool", name=name))
     m = m.astype(bool)
     right = np.tril(np.ones((n, n), dtype=bool))
     if np.array_equal(m, right):
-        return feedback(True, f"each of the {n} positions sees itself and everything before it, nothing after.")
+        return feedback(True, t("ch04.mask_ok", n=n))
     answer = "torch.ones(n, n, dtype=torch.bool).tril()"
     if n > 1 and np.array_equal(m, right.T):
-        return wrong(exercise, "the mask is transposed: rows are queries and columns keys, so query i may see "
-                               "keys j ≤ i, below the diagonal.", answer, show_answer)
+        return wrong(exercise, t("ch04.transposed"), answer, show_answer)
     if n > 1 and np.array_equal(m, ~right):
-        return wrong(exercise, "the mask is inverted: True means MAY attend, so the allowed part (on and below the "
-                               "diagonal) is True.", answer, show_answer)
+        return wrong(exercise, t("ch04.inverted"), answer, show_answer)
     if n > 1 and np.array_equal(m, np.tril(right, -1)):
-        return wrong(exercise, "no position can see itself: the diagonal must be True.", answer, show_answer)
+        return wrong(exercise, t("ch04.no_diagonal"), answer, show_answer)
     if np.any(np.triu(m, 1)):
         i, j = np.argwhere(np.triu(m, 1))[0]
-        return wrong(exercise, f"query {i} may see key {j}, a later position: everything above the diagonal must "
-                               "be False.", answer, show_answer)
+        return wrong(exercise, t("ch04.sees_later", i=i, j=j), answer, show_answer)
     if not np.all(np.diag(m)):
-        return wrong(exercise, "some position cannot see itself: the diagonal must be True.", answer, show_answer)
+        return wrong(exercise, t("ch04.some_diagonal"), answer, show_answer)
     i, j = np.argwhere(~m & right)[0]
-    return wrong(exercise, f"query {i} cannot see key {j}, an earlier position: everything below the diagonal must "
-                           "be True.", answer, show_answer)
+    return wrong(exercise, t("ch04.misses_earlier", i=i, j=j), answer, show_answer)
 
 
 register_solution("04.1", "the standard deviation of q·k, unscaled and scaled", """

@@ -12,6 +12,8 @@ import numbers
 import numpy as np
 import torch
 
+from helpers.i18n import t
+
 from .core import (
     as_tensor,
     as_whole_number,
@@ -61,8 +63,7 @@ def _gold_or_message(source):
         src = _source_tokens(source)
         return (src, *_gold(src)), None
     except Exception as e:
-        return None, (f"the toy language cannot translate the exercise's sentence {source!r} ({e}); "
-                      "the notebook needs a sentence of the current grammar.")
+        return None, t("ch05.cannot_translate", source=repr(source), error=e)
 
 
 def _as_tokens(answer) -> list[str] | None:
@@ -91,8 +92,7 @@ def check_translation(answer, source, name: str = "my_translation", references=N
         return False
     got = _as_tokens(answer)
     if got is None:
-        return feedback(False, f"`{name}` is {describe(answer)}; expected a string of target words, "
-                               "e.g. \"word word word\", or a list of words.")
+        return feedback(False, t("ch05.not_words", name=name, what=describe(answer)))
     if references is None:
         found, problem = _gold_or_message(source)
         if problem:
@@ -101,27 +101,24 @@ def check_translation(answer, source, name: str = "my_translation", references=N
     else:
         refs = [_as_tokens(r) or [] for r in references]
     if got in refs:
-        extra = f" (one of {len(refs)} valid translations)" if len(refs) > 1 else ""
-        return feedback(True, f"a valid translation{extra}.")
+        return feedback(True, t("ch05.one_of_valid", n=len(refs)) if len(refs) > 1 else t("ch05.valid"))
     answer_text = " | ".join(" ".join(r) for r in refs)
     if not got:
-        return wrong(exercise, f"`{name}` has no words.", answer_text, show_answer)
+        return wrong(exercise, t("ch05.no_words", name=name), answer_text, show_answer)
     known = {w for r in refs for w in r}
     strangers = [w for w in got if w not in known]
     if strangers:
-        return wrong(exercise, f"'{strangers[0]}' is in no valid translation of this sentence; look each source "
-                               "word up in the lexicon (some have no counterpart at all).", answer_text, show_answer)
+        return wrong(exercise, t("ch05.stranger", word=strangers[0]), answer_text, show_answer)
     best = max(refs, key=lambda r: sum(min(got.count(w), r.count(w)) for w in set(r)) - abs(len(r) - len(got)))
     if sorted(got) != sorted(best):
         missing = [w for w in dict.fromkeys(best) if got.count(w) < best.count(w)]
         extra = [w for w in dict.fromkeys(got) if got.count(w) > best.count(w)]
-        what = (f"'{extra[0]}' appears more often than the translation needs" if extra else
-                f"{len(best) - len(got)} word(s) are missing" if len(got) < len(best) else
-                f"a word is missing ({len(missing)} differ)")
-        return wrong(exercise, f"you have {len(got)} words and {what}.", answer_text, show_answer)
+        what = (t("ch05.too_often", word=extra[0]) if extra else
+                t("ch05.missing", n=len(best) - len(got)) if len(got) < len(best) else
+                t("ch05.a_word_missing", n=len(missing)))
+        return wrong(exercise, t("ch05.word_count", n=len(got), what=what), answer_text, show_answer)
     j = next(k for k, (a, b) in enumerate(zip(got, best, strict=True)) if a != b)
-    return wrong(exercise, f"the words are right but the order is not, from target position {j} (0-based, "
-                           f"'{got[j]}') on; re-read the word-order rules.", answer_text, show_answer)
+    return wrong(exercise, t("ch05.order", position=j, word=got[j]), answer_text, show_answer)
 
 
 def _positions(answer, n_src: int, name: str):
@@ -129,8 +126,7 @@ def _positions(answer, n_src: int, name: str):
     if isinstance(answer, (torch.Tensor, np.ndarray)):
         answer = answer.tolist() if answer.ndim == 1 else answer
     if not isinstance(answer, (list, tuple)):
-        return None, (f"`{name}` is {describe(answer)}; expected a list with one entry per target word: a source "
-                      "position (a whole number), or a list of them ([] for none).")
+        return None, t("ch05.alignment_type", name=name, what=describe(answer))
     out = []
     for k, entry in enumerate(answer):
         items = list(entry) if isinstance(entry, (list, tuple, set, frozenset)) else [] if entry is None else [entry]
@@ -139,10 +135,10 @@ def _positions(answer, n_src: int, name: str):
             ok = isinstance(a, numbers.Integral) and not isinstance(a, bool) or (
                 isinstance(a, numbers.Real) and not isinstance(a, bool) and np.isfinite(a) and float(a).is_integer())
             if not ok:
-                return None, (f"entry {k} of `{name}` is {describe(a) if not isinstance(a, numbers.Real) else a}; "
-                              "source positions are whole numbers (0-based).")
+                what = describe(a) if not isinstance(a, numbers.Real) else a
+                return None, t("ch05.entry_not_whole", k=k, name=name, what=what)
             if not 0 <= int(a) < n_src:
-                return None, (f"entry {k} of `{name}` is {int(a)}; source positions run from 0 to {n_src - 1}.")
+                return None, t("ch05.entry_range", k=k, name=name, value=int(a), last=n_src - 1)
             positions.append(int(a))
         out.append(tuple(sorted(set(positions))))
     return out, None
@@ -160,35 +156,32 @@ def check_alignment(answer, source, name: str = "my_alignment", gold=None, exerc
         return feedback(False, problem)
     src, tgt = (found[0], found[1]) if found else (_source_tokens(source), None)
     sets = [_as_set(a) for a in gold] if gold is not None else found[2]
-    tgt = tgt if tgt is not None and len(tgt) == len(sets) else [f"word {k}" for k in range(len(sets))]
+    tgt = tgt if tgt is not None and len(tgt) == len(sets) else [t("ch05.word_name", k=k) for k in range(len(sets))]
     got, problem = _positions(answer, len(src), name)
     if problem:
         return feedback(False, problem)
     if len(got) != len(sets):
-        return feedback(False, f"`{name}` has {len(got)} entries but the translation has {len(sets)} words "
-                               f"({' '.join(tgt)}); give one entry per target word.")
+        return feedback(False, t("ch05.entries", name=name, n=len(got), words=len(sets), target=" ".join(tgt)))
     if got == sets:
         one_to_one = all(len(s) == 1 for s in sets)
-        return feedback(True, "this is the permutation the attention map should trace out." if one_to_one else
-                        "every target word with its source words, gaps included: the map an ideal decoder traces.")
+        return feedback(True, t("ch05.permutation_ok") if one_to_one else t("ch05.sets_ok"))
     answer_text = _show_positions(sets)
     shifted = [tuple(a - 1 for a in g) for g in got]
     if shifted == sets:
-        return wrong(exercise, "every position is one too high: positions count from 0, the first source word is 0.",
-                     answer_text, show_answer)
+        return wrong(exercise, t("ch05.one_based"), answer_text, show_answer)
     j = next(k for k, (a, b) in enumerate(zip(got, sets, strict=True)) if a != b)
     a, b = set(got[j]), set(sets[j])
     words = lambda s: ", ".join(f"{p} ('{src[p]}')" for p in sorted(s))  # noqa: E731
     if not b:
-        message = f"target word {j} ('{tgt[j]}') translates no source word: give [] for it."
+        message = t("ch05.translates_nothing", j=j, word=tgt[j])
     elif not a:
-        message = f"target word {j} ('{tgt[j]}') does translate something in the source."
+        message = t("ch05.translates_something", j=j, word=tgt[j])
     elif a < b:
-        message = f"target word {j} ('{tgt[j]}') depends on more source words than {words(a)}."
+        message = t("ch05.depends_on_more", j=j, word=tgt[j], sources=words(a))
     elif b < a:
-        message = f"target word {j} ('{tgt[j]}') does not translate all of {words(a)}."
+        message = t("ch05.not_all_of", j=j, word=tgt[j], sources=words(a))
     else:
-        message = f"target word {j} ('{tgt[j]}') does not translate source word {words(a - b or a)}."
+        message = t("ch05.not_source", j=j, word=tgt[j], sources=words(a - b or a))
     return wrong(exercise, message, answer_text, show_answer)
 
 
@@ -206,23 +199,21 @@ def check_most_attended(answer, weights, step: int, name: str = "looked_at", exe
     while w is not None and w.dim() > 2 and w.shape[0] == 1:
         w = w[0]
     if w is None or w.dim() != 2 or not 0 <= step < w.shape[0]:
-        return feedback(False, "the attention map given to the checker is not (n_target, n_source); this is a mistake "
-                               "in the notebook.")
+        return feedback(False, t("ch05.bad_map"))
     right = int(w[step].argmax())
     if got == right:
-        return feedback(True, f"at output step {step} the decoder looks hardest at source position {right}.")
+        return feedback(True, t("ch05.looks_hardest", step=step, position=right))
     if got == right + 1:
-        message = "that is the 1-based position; count the x-axis labels from 0."
+        message = t("ch05.map_one_based")
     elif not 0 <= got < w.shape[1]:
-        return feedback(False, f"`{name}` is {got}; source positions run from 0 to {w.shape[1] - 1}.")
+        return feedback(False, t("ch05.map_range", name=name, value=got, last=w.shape[1] - 1))
     elif any(0 <= s < w.shape[0] and int(w[s].argmax()) == got for s in (step - 1, step + 1)):
-        message = (f"that is where the decoder looks at a neighbouring output word; output word {step + 1} is row "
-                   f"{step} counting from 0.")
+        message = t("ch05.neighbour", word=step + 1, row=step)
     elif step < w.shape[1] and int(w[:, step].argmax()) == got:
-        message = "you read a column; each output word is a row of the map (y-axis), each source position a column."
+        message = t("ch05.column")
     else:
-        message = f"find row {step} (0-based) of the map and its darkest cell."
-    return wrong(exercise, f"`{name}` is {got}: {message}", str(right), show_answer)
+        message = t("ch05.find_row", row=step)
+    return wrong(exercise, t("core.is_value", name=name, value=got, sentence=message), str(right), show_answer)
 
 
 # ---------------------------------------------------------------- one attention step of a decoder
@@ -259,11 +250,11 @@ def _close(a, b, tol: float = 1e-6) -> bool:
 def _unpack_pair(out, names=("context", "weights")):
     """A learner's (context, weights) as two float64 tensors, or (None, None, a sentence)."""
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        return None, None, f"returned {returned(out)}; expected a pair ({names[0]}, {names[1]})."
+        return None, None, t("ch05.not_pair", what=returned(out), first=names[0], second=names[1])
     first, second = (as_tensor(x) for x in out)
     for x, raw, label in ((first, out[0], names[0]), (second, out[1], names[1])):
         if x is None:
-            return None, None, f"returned a pair whose {label} is {returned(raw)}; expected a tensor."
+            return None, None, t("ch05.pair_part", label=label, what=returned(raw))
     return first, second, None
 
 
@@ -299,8 +290,7 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, f"`{name}` should be a function (query, encoder_states, mask, score_fn); got "
-                               f"{describe(fn)}.")
+        return feedback(False, t("ch05.step_not_function", name=name, what=describe(fn)))
     inputs = _step_inputs(3, [5, 3, 4])
     query, states, mask, score_fn = inputs
     B, S, C = states.shape
@@ -308,88 +298,65 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     if problem:
         return wrong(exercise, problem, None, show_answer)
     if ctx.shape == (B, S) and w.shape == (B, C):
-        return wrong(exercise, "context and weights are swapped: return (context, weights).", None, show_answer)
+        return wrong(exercise, t("ch05.swapped"), None, show_answer)
     if w.shape != (B, S):
-        return wrong(exercise, f"for {B} sentences of {S} source positions the weights have shape {tuple(w.shape)}; "
-                               f"expected (B, S) = ({B}, {S}).", None, show_answer)
+        return wrong(exercise, t("ch05.weights_shape", B=B, S=S, shape=tuple(w.shape)), None, show_answer)
     if not calls:
-        return wrong(exercise, "`score_fn` was never called: get the scores from score_fn(query, encoder_states).",
-                     None, show_answer)
+        return wrong(exercise, t("ch05.no_score_fn"), None, show_answer)
     scores = score_fn(query, states)
     hidden = scores.masked_fill(~mask, float("-inf"))
     ref_ctx, ref_w = _reference_step(*inputs)
     if not _close(w, ref_w):
         unmasked = torch.softmax(scores, -1)
         wrong_weights = [
-            (scores, "these are the raw scores; turn them into weights with a (masked) softmax over the source "
-                     "positions."),
-            (torch.softmax(hidden, 0), "the softmax ran over the batch axis (dim 0); each sentence's weights must sum "
-                                       "to 1 over its source positions (dim -1)."),
-            (torch.softmax(scores, 0), "the softmax ran over the batch axis (dim 0) and the padding is not masked."),
-            (torch.ones_like(scores), "every weight is 1: the softmax ran over an axis of length 1 (a feature "
-                                      "axis?); normalise over the source positions (dim -1)."),
-            (unmasked, "the padding is not masked: padded positions get weight. Set their scores to -inf "
-                       "(masked_fill(~mask, float('-inf'))) before the softmax."),
-            (torch.softmax(scores.masked_fill(mask, float("-inf")), -1),
-             "the mask is used the wrong way round: True means a real token that may be attended."),
-            (unmasked * mask, "the padded weights were zeroed after the softmax, so the rest no longer sum to 1: "
-                              "mask the scores before the softmax."),
-            (torch.exp(hidden), "the weights are not normalised: divide exp(scores) by their sum over the source "
-                                "positions (that is the softmax)."),
-            (torch.exp(scores), "the weights are neither normalised nor masked: use a masked softmax."),
+            (scores, t("ch05.raw_scores")),
+            (torch.softmax(hidden, 0), t("ch05.batch_axis")),
+            (torch.softmax(scores, 0), t("ch05.batch_axis_unmasked")),
+            (torch.ones_like(scores), t("ch05.length_one_axis")),
+            (unmasked, t("ch05.unmasked")),
+            (torch.softmax(scores.masked_fill(mask, float("-inf")), -1), t("ch05.mask_inverted")),
+            (unmasked * mask, t("ch05.zeroed_after")),
+            (torch.exp(hidden), t("ch05.not_normalised")),
+            (torch.exp(scores), t("ch05.neither")),
         ]
         for candidate, message in wrong_weights:
             if _close(w, candidate):
                 return wrong(exercise, message, None, show_answer)
         if not torch.isfinite(w).all():
-            return wrong(exercise, "the weights contain NaN or infinity on sentences that have real tokens.",
-                         None, show_answer)
+            return wrong(exercise, t("ch05.weights_nan"), None, show_answer)
         if not torch.allclose(w.sum(-1), torch.ones(B, dtype=w.dtype), atol=1e-6):
-            return wrong(exercise, "each sentence's weights must sum to 1 over its source positions; yours sum to "
-                                   f"{[round(float(s), 3) for s in w.sum(-1)]}.", None, show_answer)
-        return wrong(exercise, "the weights differ from softmax(score_fn(query, encoder_states)) with the padding "
-                               "masked.", None, show_answer)
+            return wrong(exercise, t("ch05.weights_sum", sums=[round(float(s), 3) for s in w.sum(-1)]), None,
+                         show_answer)
+        return wrong(exercise, t("ch05.weights_differ"), None, show_answer)
     if ctx.shape == (B,):
-        return wrong(exercise, "the context is one number per sentence, as if the weights multiplied the scores; the "
-                               "context is Σₛ weights · encoder_states, shape (B, C).", None, show_answer)
+        return wrong(exercise, t("ch05.context_per_sentence"), None, show_answer)
     if ctx.shape == (B, S):
-        return wrong(exercise, "the context has one number per source position, like the weights; the context is "
-                               "Σₛ weights · encoder_states, shape (B, C).", None, show_answer)
+        return wrong(exercise, t("ch05.context_per_position"), None, show_answer)
     if ctx.shape != (B, C):
-        return wrong(exercise, f"the context has shape {tuple(ctx.shape)}; expected (B, C) = ({B}, {C}): one "
-                               "weighted average of the encoder states per sentence.", None, show_answer)
+        return wrong(exercise, t("ch05.context_shape", shape=tuple(ctx.shape), B=B, C=C), None, show_answer)
     if not _close(ctx, ref_ctx):
         wrong_contexts = [
-            (torch.einsum("bs,bsc->bc", torch.exp(hidden), states),
-             "the context is not a weighted average: its weights were not normalised (divide by their sum)."),
-            (torch.einsum("bs,bsc->bc", scores, states),
-             "the context weights the states by the raw scores; use the softmax weights."),
-            (states.sum(1), "the context is the plain sum of the states: it ignores the weights."),
-            (states.mean(1), "the context is the plain mean of the states: it ignores the weights and the mask."),
-            (torch.einsum("bs,bsc->bc", torch.softmax(scores, -1), states),
-             "the weights are right but the context was computed with unmasked weights."),
+            (torch.einsum("bs,bsc->bc", torch.exp(hidden), states), t("ch05.context_unnormalised")),
+            (torch.einsum("bs,bsc->bc", scores, states), t("ch05.context_raw_scores")),
+            (states.sum(1), t("ch05.context_sum")),
+            (states.mean(1), t("ch05.context_mean")),
+            (torch.einsum("bs,bsc->bc", torch.softmax(scores, -1), states), t("ch05.context_unmasked")),
         ]
         for candidate, message in wrong_contexts:
             if _close(ctx, candidate):
                 return wrong(exercise, message, None, show_answer)
-        return wrong(exercise, "the weights are right but the context is not Σₛ weights[b, s] · "
-                               "encoder_states[b, s] (shape (B, C)).", None, show_answer)
+        return wrong(exercise, t("ch05.context_wrong"), None, show_answer)
     empty = _step_inputs(2, [4, 0], seed=1)
     ctx2, w2, _, problem = _call_step(fn, name, empty, with_query_axis)
     if problem:
-        return wrong(exercise, f"with a sentence that is all padding, {problem}", None, show_answer)
+        return wrong(exercise, t("ch05.all_padding_problem", problem=problem), None, show_answer)
     if w2.shape != (2, S) or ctx2.shape != (2, C):
-        return wrong(exercise, "with a sentence that is all padding the shapes change; they must not.", None,
-                     show_answer)
+        return wrong(exercise, t("ch05.all_padding_shapes"), None, show_answer)
     if not (torch.isfinite(w2).all() and torch.isfinite(ctx2).all()):
-        return wrong(exercise, "a sentence whose every position is padding gets NaN: every score is -inf and softmax "
-                               "computes 0/0. Give such a row zero weights (helpers.attention.masked_softmax does).",
-                     None, show_answer)
+        return wrong(exercise, t("ch05.all_padding_nan"), None, show_answer)
     if not (_close(w2[1], torch.zeros(S)) and _close(ctx2[1], torch.zeros(C))):
-        return wrong(exercise, "a sentence that is all padding has nothing to attend to: its weights and context "
-                               "should be all zeros, not a spread over padding.", None, show_answer)
-    return feedback(True, "masked softmax over the source positions, a weighted average of the encoder states, and "
-                          "no NaN on an all-padding sentence.")
+        return wrong(exercise, t("ch05.all_padding_zeros"), None, show_answer)
+    return feedback(True, t("ch05.step_ok"))
 
 
 def _outputs(out) -> list:
@@ -411,7 +378,7 @@ def check_decoder_step(step_fn, reference, inputs, mistakes=None, encoder_arg: i
     if not_answered(step_fn, name):
         return False
     if not callable(step_fn) or isinstance(step_fn, torch.Tensor):
-        return feedback(False, f"`{name}` should be a decoder step function; got {describe(step_fn)}.")
+        return feedback(False, t("ch05.decoder_not_function", name=name, what=describe(step_fn)))
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     copy = lambda xs: tuple(x.clone() if isinstance(x, torch.Tensor) else x for x in xs)  # noqa: E731
     with torch.no_grad():
@@ -421,11 +388,11 @@ def check_decoder_step(step_fn, reference, inputs, mistakes=None, encoder_arg: i
         return wrong(exercise, out + ".", None, show_answer)
     got = _outputs(out)
     if len(got) != len(want):
-        return wrong(exercise, f"`{name}` returned {returned(out)}; the step returns {len(want)} value(s).", None,
+        return wrong(exercise, t("ch05.decoder_count", name=name, what=returned(out), n=len(want)), None,
                      show_answer)
     bad = [k for k, (a, b) in enumerate(zip(got, want, strict=True)) if not _close(a, b, 1e-5)]
     if not bad:
-        return feedback(True, "your step gives the same outputs as the reference step.")
+        return feedback(True, t("ch05.decoder_ok"))
     for sentence, wrong_fn in (mistakes or {}).items():
         with torch.no_grad():
             candidate = _outputs(wrong_fn(*copy(args)))
@@ -436,11 +403,9 @@ def check_decoder_step(step_fn, reference, inputs, mistakes=None, encoder_arg: i
         moved[encoder_arg] = moved[encoder_arg] + 1.0
         ok, out2 = call_learner(step_fn, *moved, name=name)
         if ok and got[0] is not None and _close(_outputs(out2)[0], got[0], 1e-9):
-            return wrong(exercise, "the output does not change when the encoder states do: the context vector never "
-                                   "reaches the output.", None, show_answer)
+            return wrong(exercise, t("ch05.context_unused"), None, show_answer)
     k = bad[0]
-    return wrong(exercise, f"output {k} of {len(want)} differs from the reference step: check the order embed → "
-                           "query → score → masked softmax → context → recurrent update → output.", None, show_answer)
+    return wrong(exercise, t("ch05.decoder_differs", k=k, n=len(want)), None, show_answer)
 
 
 register_solution("01.2", "translate by hand", """

@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from helpers.i18n import t
+
 from .core import as_array, checker, feedback, not_answered, register_solution, wrong
 
 __all__ = ["check_weighted_average", "check_query_favours_key"]
@@ -22,13 +24,13 @@ def attention_weights(query, keys, scale: bool, temperature: float = 1.0) -> np.
 def weights_problem(w: np.ndarray, n: int, name: str) -> str | None:
     """Why `w` is not a set of n attention weights (a sentence), or None when it is one."""
     if w.shape != (n,):
-        return f"`{name}` has shape {tuple(w.shape)}; expected one weight per input, shape ({n},)."
+        return t("ch02.weights_shape", name=name, shape=tuple(w.shape), n=n)
     if not np.all(np.isfinite(w)):
-        return f"`{name}` contains NaN or infinity."
+        return t("core.nan", name=name)
     if np.any(w < -1e-9):
-        return f"`{name}` has a negative weight ({w.min():.3f}); attention weights are never negative."
+        return t("ch02.negative", name=name, value=w.min())
     if abs(w.sum() - 1.0) > 1e-2:
-        return f"`{name}` sum to {w.sum():.3f}; attention weights must sum to 1."
+        return t("ch02.sum", name=name, total=w.sum())
     return None
 
 
@@ -38,18 +40,19 @@ def check_weighted_average(weights, states, target, name: str = "my_weights", to
     """Do hand-set weights (n,) turn `states` (n, d) into the `target` average (d,)? Says what is off."""
     if not_answered(weights, name):
         return False
-    w, H, t = as_array(weights, name), as_array(states, "states", quiet=True), as_array(target, "target", quiet=True)
+    w, H = as_array(weights, name), as_array(states, "states", quiet=True)
+    target_ = as_array(target, "target", quiet=True)
     if w is None:
         return False
     problem = weights_problem(w, H.shape[0], name)
     if problem:
         return feedback(False, problem)
     got = w @ H
-    if np.max(np.abs(got - t)) <= tol:
-        return feedback(True, f"the weighted average is {np.round(got, 3).tolist()}, as wanted.")
-    exact, *_ = np.linalg.lstsq(H.T, t, rcond=None)
-    return wrong(exercise, f"your weights give the average {np.round(got, 3).tolist()}, but the target is "
-                           f"{np.round(t, 3).tolist()}: which inputs does the target mix, and in what shares?",
+    if np.max(np.abs(got - target_)) <= tol:
+        return feedback(True, t("ch02.average_ok", average=np.round(got, 3).tolist()))
+    exact, *_ = np.linalg.lstsq(H.T, target_, rcond=None)
+    return wrong(exercise, t("ch02.average_wrong", average=np.round(got, 3).tolist(),
+                             target=np.round(target_, 3).tolist()),
                  str(np.round(exact, 3).tolist()), show_answer)
 
 
@@ -63,21 +66,19 @@ def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5,
     if q is None:
         return False
     if q.shape != (K.shape[1],):
-        return feedback(False, f"`{name}` has shape {tuple(q.shape)}; expected a vector of shape ({K.shape[1]},).")
+        return feedback(False, t("ch02.query_shape", name=name, shape=tuple(q.shape), d=K.shape[1]))
     if not np.all(np.isfinite(q)):
-        return feedback(False, f"`{name}` contains NaN or infinity; use finite numbers (a longer query already "
-                               "sharpens the softmax).")
-    names = list(key_names) if key_names is not None else [f"key {i + 1}" for i in range(K.shape[0])]
+        return feedback(False, t("ch02.query_nan", name=name))
+    names = list(key_names) if key_names is not None else [t("ch02.key_name", n=i + 1) for i in range(K.shape[0])]
     w = attention_weights(q, K, scale)
     if not np.all(np.isfinite(w)):
-        return feedback(False, f"`{name}` is so long that the scores overflow; use smaller numbers.")
+        return feedback(False, t("ch02.overflow", name=name))
     if w[key_index] >= threshold:
-        return feedback(True, f"'{names[key_index]}' gets {w[key_index]:.2f} of the weight.")
+        return feedback(True, t("ch02.favours_ok", key=names[key_index], share=w[key_index]))
     top = int(np.argmax(w))
-    hint = ("point the query the way that key points, and make it longer to sharpen the softmax"
-            if top == key_index else f"right now '{names[top]}' gets the most ({w[top]:.2f})")
-    return feedback(False, f"'{names[key_index]}' gets only {w[key_index]:.2f} of the weight "
-                           f"(needed: {threshold:.2f}); {hint}.")
+    hint = (t("ch02.point_query") if top == key_index else t("ch02.top_key", key=names[top], share=w[top]))
+    return feedback(False, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
+                             hint=hint))
 
 
 register_solution("02.1", "halfway between 'cat' and 'milk'", """

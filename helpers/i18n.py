@@ -1,0 +1,708 @@
+"""The learner-facing language: one message catalogue for checker messages, hints and widget labels.
+
+    import helpers
+    helpers.setup(seed=0, lang="zh")       # or helpers.i18n.set_lang("zh")
+    helpers.i18n.t("core.not_answered", name="my_weights")
+
+Every message has a key and one template per language in ``LANGUAGES`` order (English first, the default).
+Templates are ``str.format`` strings; a Chinese template uses a subset of its English template's fields (English
+plurals such as ``{s}`` need no counterpart). ``t(key, **fields)`` fills the template of the current language.
+Adding a message: add a key to ``MESSAGES`` with both texts; ``tests/test_i18n.py`` checks that every key has every
+language, that the fields agree, and that every key used in ``helpers/`` exists and every key is used.
+"""
+from __future__ import annotations
+
+import string
+from contextlib import contextmanager
+from typing import Iterator
+
+__all__ = ["LANGUAGES", "MESSAGES", "set_lang", "get_lang", "language", "t", "ordinal", "template_fields"]
+
+LANGUAGES = ("en", "zh")
+_STATE = {"lang": "en"}
+
+
+def set_lang(lang: str) -> None:
+    """Make `lang` ("en" or "zh") the language of every later message and widget label in this kernel."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang is {lang!r}; expected one of {', '.join(repr(x) for x in LANGUAGES)}")
+    _STATE["lang"] = lang
+
+
+def get_lang() -> str:
+    """The current learner-facing language ("en" unless `set_lang` or `helpers.setup(lang=...)` changed it)."""
+    return _STATE["lang"]
+
+
+@contextmanager
+def language(lang: str) -> Iterator[None]:
+    """Use `lang` inside a `with` block and restore the previous language afterwards (tests, one-off messages)."""
+    previous = get_lang()
+    set_lang(lang)
+    try:
+        yield
+    finally:
+        set_lang(previous)
+
+
+def t(key: str, /, lang: str | None = None, **fields) -> str:
+    """The message `key` in the current language (or `lang`), its template filled with `fields`."""
+    if key not in MESSAGES:
+        raise KeyError(f"no message {key!r} in helpers.i18n.MESSAGES")
+    lang = lang or get_lang()
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang is {lang!r}; expected one of {', '.join(repr(x) for x in LANGUAGES)}")
+    return MESSAGES[key][LANGUAGES.index(lang)].format(**fields)
+
+
+def template_fields(template: str) -> set[str]:
+    """The names of the fields of a format template: "{n} of {total:.2f}" -> {"n", "total"}."""
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def ordinal(index: int) -> str:
+    """A 0-based position as words in the current language: 0 -> "first" / "第 1 个"."""
+    if get_lang() == "zh":
+        return f"第 {index + 1} 个"
+    return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
+
+
+# ------------------------------------------------------------------------------------------------ the catalogue
+# key: (English, Chinese). Keys are grouped by the module that uses them: core.*, describe.*, ch01.* ... ch08.*,
+# widgets.*, setup.*.
+MESSAGES: dict[str, tuple[str, str]] = {
+    # ---------------------------------------------------------------------- setup and the shared checker core
+    "setup.lang": (" | lang {code}", " | 语言 {code}"),
+    "core.correct": ("Correct: ", "正确："),
+    "core.not_yet": ("Not yet: ", "还不对："),
+    "core.not_answered": (
+        "Not answered yet: replace the None in `{name}` with your answer, then run this cell again.",
+        "尚未作答：把 `{name}` 中的 None 换成你的答案，然后重新运行这个单元格。"),
+    "core.fallback": ("the checker could not read this answer", "检查器无法读取这个答案"),
+    "core.fallback_detail": (
+        "{fallback} ({error}: {detail}); check its type and shape.",
+        "{fallback}（{error}: {detail}）；请检查它的类型和形状。"),
+    "core.text_not_numbers": (
+        "`{name}` is {what}; expected numbers (write them without quotes).",
+        "`{name}` 是{what}；这里需要数字（不要加引号）。"),
+    "core.contains_text": (
+        "`{name}` contains text; expected numbers (write them without quotes).",
+        "`{name}` 里含有文本；这里需要数字（不要加引号）。"),
+    "core.not_numbers": (
+        "`{name}` is {what}; expected a number, or a list, array or tensor of numbers.",
+        "`{name}` 是{what}；这里需要一个数字，或由数字组成的列表、数组或张量。"),
+    "core.unreadable_numbers": (
+        "`{name}` is {what} that cannot be read as numbers; expected a number, or a (rectangular) list, array or "
+        "tensor of numbers.",
+        "`{name}` 是{what}，无法读成数字；这里需要一个数字，或由数字组成的（规整的）列表、数组或张量。"),
+    "core.bool_not_number": ("`{name}` is {what}; expected a number.", "`{name}` 是{what}；这里需要一个数字。"),
+    "core.string_not_number": (
+        "`{name}` is {what}, not a number; write the number without quotes.",
+        "`{name}` 是{what}，不是数字；请去掉引号直接写数字。"),
+    "core.not_one_number": ("`{name}` is {what}; expected one number.", "`{name}` 是{what}；这里需要恰好一个数字。"),
+    "core.not_finite": (
+        "`{name}` is {value}; expected a finite number.",
+        "`{name}` 是 {value}；这里需要一个有限的数。"),
+    "core.not_whole": ("`{name}` is {value}; expected a whole number.", "`{name}` 是 {value}；这里需要一个整数。"),
+    "core.returned_none": ("None (did you forget `return`?)", "None（是不是忘了写 `return`？）"),
+    "core.raised": ("calling `{name}` raised {error}: {detail}", "调用 `{name}` 时抛出了 {error}: {detail}"),
+    "core.expected": (" Expected: {answer}.", "正确答案：{answer}。"),
+    "core.worked_solution": (
+        " Worked solution: helpers.exercises.solution({exercise}).",
+        "详细解答：helpers.exercises.solution({exercise})。"),
+    "core.try_again": (" Try again (a second wrong try shows the answer).", "再试一次（第二次答错时会显示答案）。"),
+    "core.no_solution": (
+        "No worked solution for {exercise}; exercise ids are {ids} (chapter.exercise, e.g. '04.2').",
+        "没有 {exercise} 的详细解答；练习编号有 {ids}（章.题，例如 '04.2'）。"),
+    "core.solution_head": ("Exercise {exercise}: {title}", "练习 {exercise}：{title}"),
+    "core.expected_not_number": (
+        "the expected value for `{name}` is not a number; this is a mistake in the notebook.",
+        "`{name}` 的期望值不是数字；这是笔记本本身的错误。"),
+    "core.wrong_shape": (
+        "`{name}` has shape {shape}; expected shape {want}.",
+        "`{name}` 的形状是 {shape}；应为 {want}。"),
+    "core.nan": ("`{name}` contains NaN or infinity.", "`{name}` 里有 NaN 或无穷大。"),
+    "core.close_within": ("`{name}` is {value} (within {tol}).", "`{name}` 是 {value}（误差在 {tol} 以内）。"),
+    "core.close_exact": ("`{name}` is {value}.", "`{name}` 是 {value}。"),
+    "core.is_value": ("`{name}` is {value}: {sentence}", "`{name}` 是 {value}：{sentence}"),
+    "core.at_index": (" at index {index}", "在下标 {index} 处"),
+    "core.too_high": ("`{name}`{where} is {value:.4g}, too high.", "`{name}`{where}是 {value:.4g}，偏大。"),
+    "core.too_low": ("`{name}`{where} is {value:.4g}, too low.", "`{name}`{where}是 {value:.4g}，偏小。"),
+    "core.single_number": (
+        "`{name}` is a single number; expected one weight per key.",
+        "`{name}` 只是一个数；这里需要每个键一个权重。"),
+    "core.outside_01": (
+        "`{name}` has values outside [0, 1]: weights are probabilities.",
+        "`{name}` 有超出 [0, 1] 的值：注意力权重是概率。"),
+    "core.not_sum_1": (
+        "`{name}` do not sum to 1 along the key axis (the sums are {sums}).",
+        "`{name}` 沿键的维度求和不等于 1（和为 {sums}）。"),
+    "core.no_such_key": (
+        "`{name}` has shape {shape}; expected a list of weights with a {ordinal} key.",
+        "`{name}` 的形状是 {shape}；这里需要一个权重列表，其中要有{ordinal}键。"),
+    "core.most_on_ok": (
+        "a distribution with {share:.2f} of the weight on the {ordinal} key.",
+        "这是一个概率分布，{ordinal}键得到 {share:.2f} 的权重。"),
+    "core.most_on_other": (
+        "most of the weight is on the {place} key (position {top} counting from 0); the exercise asks for the "
+        "{ordinal} key (position {position}).",
+        "大部分权重落在{place}键上（从 0 数是位置 {top}）；题目要的是{ordinal}键（位置 {position}）。"),
+    "core.most_on_not_half": (
+        "the {ordinal} key has the largest weight ({share:.2f}) but not most of it: give it more than half.",
+        "{ordinal}键的权重最大（{share:.2f}），但还不到一半：给它一半以上的权重。"),
+    "core.most_on_answer": (
+        "any weights with more than 0.5 at position {position}",
+        "任何在位置 {position} 上大于 0.5 的权重"),
+    "core.distribution_ok": (
+        "`{name}` form a probability distribution over the keys.",
+        "`{name}` 构成了键上的一个概率分布。"),
+    # ---------------------------------------------------------------------- describe(): what a learner passed
+    "describe.string": ("the string {text!r}", "字符串 {text!r}"),
+    "describe.empty_string": ("an empty string", "空字符串"),
+    "describe.bool": ("the truth value {value}", "布尔值 {value}"),
+    "describe.tensor": ("a tensor of shape {shape}", "形状为 {shape} 的张量"),
+    "describe.tensor_grad": ("a tensor of shape {shape} that requires grad", "形状为 {shape}、requires_grad 的张量"),
+    "describe.array": ("an array of shape {shape}", "形状为 {shape} 的数组"),
+    "describe.empty": ("an empty {kind}", "空的 {kind}"),
+    "describe.items": ("a {kind} of {n} item{s}", "含 {n} 个元素的 {kind}"),
+    "describe.number": ("the number {value}", "数字 {value}"),
+    "describe.function": ("a function", "一个函数"),
+    "describe.object": ("a {kind}", "一个 {kind} 对象"),
+    # ----------------------------------------------------------------------------- chapter 01: the bottleneck
+    "ch01.size_ok": (
+        "{size} numbers, whatever the length of the sentence: that is the bottleneck.",
+        "{size} 个数，不管句子多长都是这么多：这就是瓶颈。"),
+    "ch01.one_direction": (
+        "that is one GRU's state; the encoder has two (left-to-right and right-to-left), concatenated.",
+        "这只是一个 GRU 的状态；编码器有两个（从左到右和从右到左），二者拼接在一起。"),
+    "ch01.embedding": (
+        "that is the size of one word's embedding, not of the encoder's final state.",
+        "这是一个词的词嵌入的大小，不是编码器最终状态的大小。"),
+    "ch01.vectors": (
+        "count numbers, not vectors: how long is each GRU's final state?",
+        "要数的是数字，不是向量：每个 GRU 的最终状态有多长？"),
+    "ch01.too_big": (
+        "that grows with something; the point is that the size does not depend on the sentence's length.",
+        "这个数会随某样东西增长；关键在于：这个大小与句子长度无关。"),
+    "ch01.size_hint": (
+        "look at the encoder: how many GRUs, and how many numbers in each final state?",
+        "看看编码器：有几个 GRU，每个最终状态里有多少个数？"),
+    # -------------------------------------------------------------------------- chapter 02: weighted averages
+    "ch02.weights_shape": (
+        "`{name}` has shape {shape}; expected one weight per input, shape ({n},).",
+        "`{name}` 的形状是 {shape}；这里需要每个输入一个权重，形状为 ({n},)。"),
+    "ch02.negative": (
+        "`{name}` has a negative weight ({value:.3f}); attention weights are never negative.",
+        "`{name}` 有一个负权重（{value:.3f}）；注意力权重不会是负数。"),
+    "ch02.sum": (
+        "`{name}` sum to {total:.3f}; attention weights must sum to 1.",
+        "`{name}` 的和是 {total:.3f}；注意力权重之和必须为 1。"),
+    "ch02.average_ok": ("the weighted average is {average}, as wanted.", "加权平均是 {average}，正是目标。"),
+    "ch02.average_wrong": (
+        "your weights give the average {average}, but the target is {target}: which inputs does the target mix, and "
+        "in what shares?",
+        "你的权重给出的平均是 {average}，目标却是 {target}：目标混合了哪些输入，各占多少？"),
+    "ch02.query_shape": (
+        "`{name}` has shape {shape}; expected a vector of shape ({d},).",
+        "`{name}` 的形状是 {shape}；这里需要形状为 ({d},) 的向量。"),
+    "ch02.query_nan": (
+        "`{name}` contains NaN or infinity; use finite numbers (a longer query already sharpens the softmax).",
+        "`{name}` 里有 NaN 或无穷大；请用有限的数（查询向量更长就已经能让 softmax 更尖锐）。"),
+    "ch02.key_name": ("key {n}", "键 {n}"),
+    "ch02.overflow": (
+        "`{name}` is so long that the scores overflow; use smaller numbers.",
+        "`{name}` 太长，得分溢出了；请用小一些的数。"),
+    "ch02.favours_ok": ("'{key}' gets {share:.2f} of the weight.", "'{key}' 得到 {share:.2f} 的权重。"),
+    "ch02.point_query": (
+        "point the query the way that key points, and make it longer to sharpen the softmax",
+        "让查询指向这个键的方向，再把它拉长，让 softmax 更尖锐"),
+    "ch02.top_key": ("right now '{key}' gets the most ({share:.2f})", "目前得到权重最多的是 '{key}'（{share:.2f}）"),
+    "ch02.favours_wrong": (
+        "'{key}' gets only {share:.2f} of the weight (needed: {needed:.2f}); {hint}.",
+        "'{key}' 只得到 {share:.2f} 的权重（需要 {needed:.2f}）；{hint}。"),
+    # ---------------------------------------------------------------------------- chapter 03: Q, K, V by hand
+    "ch03.weights_shape": (
+        "`{name}` has shape {shape}; expected one weight per key, shape ({n},).",
+        "`{name}` 的形状是 {shape}；这里需要每个键一个权重，形状为 ({n},)。"),
+    "ch03.ok": ("{answer}, matching the explorer's weights.", "{answer}，与探索器给出的权重一致。"),
+    "ch03.raw_scores": (
+        "these are the raw scores Q·K; turn them into weights with softmax.",
+        "这些是原始得分 Q·K；用 softmax 把它们变成注意力权重。"),
+    "ch03.unscaled": (
+        "these are the weights WITHOUT the scale; divide the scores by √d_k = √{d} first.",
+        "这些是没有缩放的权重；先把得分除以 √d_k = √{d}。"),
+    "ch03.scaled": (
+        "these are the scaled weights; this exercise asks for the unscaled ones.",
+        "这些是缩放后的权重；这道题要的是不缩放的权重。"),
+    "ch03.too_high": (
+        "the weight of key {n} is {value:.4f}, too high: scores Q·Kᵢ, divide by √d_k, then exp(sᵢ) / Σ exp(sⱼ).",
+        "键 {n} 的权重是 {value:.4f}，偏大：先算得分 Q·Kᵢ，除以 √d_k，再算 exp(sᵢ) / Σ exp(sⱼ)。"),
+    "ch03.too_low": (
+        "the weight of key {n} is {value:.4f}, too low: scores Q·Kᵢ, divide by √d_k, then exp(sᵢ) / Σ exp(sⱼ).",
+        "键 {n} 的权重是 {value:.4f}，偏小：先算得分 Q·Kᵢ，除以 √d_k，再算 exp(sᵢ) / Σ exp(sⱼ)。"),
+    # -------------------------------------------------------------------- chapter 04: scaling, softmax, masks
+    "ch04.variance_first": (
+        "the first number is the variance of q·k (d_k); the question asks for the standard deviation, its square "
+        "root.",
+        "第一个数是 q·k 的方差（d_k）；题目问的是标准差，也就是它的平方根。"),
+    "ch04.variances": (
+        "those are variances; the standard deviation is the square root of the variance.",
+        "这些是方差；标准差是方差的平方根。"),
+    "ch04.divide_std": (
+        "dividing q·k by √d_k divides its standard deviation by √d_k too.",
+        "把 q·k 除以 √d_k，它的标准差也会除以 √d_k。"),
+    "ch04.variance_and_divide": (
+        "the first is the variance, and dividing by √d_k divides the standard deviation by √d_k.",
+        "第一个是方差；而且除以 √d_k 会让标准差也除以 √d_k。"),
+    "ch04.grows": (
+        "q·k sums d_k products of variance 1 each: its variance grows with d_k.",
+        "q·k 是 d_k 个方差为 1 的乘积之和：它的方差随 d_k 增长。"),
+    "ch04.longer": ("longer", "更长的数组"),
+    "ch04.two_numbers": (
+        "`{name}` is {value}; expected a list of two numbers: [std of q·k, std of q·k / √d_k].",
+        "`{name}` 是 {value}；这里需要两个数的列表：[q·k 的标准差, q·k / √d_k 的标准差]。"),
+    "ch04.std_hint": (
+        "the variance of a sum of d_k independent products of variance 1 is d_k; the standard deviation is its "
+        "square root.",
+        "d_k 个相互独立、方差为 1 的乘积之和，方差是 d_k；标准差是它的平方根。"),
+    "ch04.case_small": ("small scores", "较小的得分"),
+    "ch04.case_batch": ("a batch of rows", "一批多行得分"),
+    "ch04.case_large": ("large scores like [1000, 999, 998]", "像 [1000, 999, 998] 这样很大的得分"),
+    "ch04.case_negative": ("very negative scores like [-1000, -1001]", "像 [-1000, -1001] 这样很负的得分"),
+    "ch04.not_function": (
+        "`{name}` should be a function that takes a tensor of scores; got {kind}.",
+        "`{name}` 应该是一个接收得分张量的函数；收到的是 {kind}。"),
+    "ch04.on_case": ("on {label}, {problem}.", "在{label}上，{problem}。"),
+    "ch04.returned": (
+        "on {label} `{name}` returned {what}; expected a tensor of weights.",
+        "在{label}上，`{name}` 返回了{what}；这里需要一个权重张量。"),
+    "ch04.shape": (
+        "on {label} `{name}` returned shape {shape}; expected {want}.",
+        "在{label}上，`{name}` 返回的形状是 {shape}；应为 {want}。"),
+    "ch04.overflow": (
+        "`{name}` gives NaN or infinity on {label}: subtract each row's maximum before exp.",
+        "`{name}` 在{label}上得到 NaN 或无穷大：先在每一行减去该行的最大值，再取 exp。"),
+    "ch04.sums": (
+        "on {label} the weights do not sum to 1 along the last axis (sums {sums}).",
+        "在{label}上，权重沿最后一维求和不等于 1（和为 {sums}）。"),
+    "ch04.values": (
+        "on {label} the weights differ from softmax's: exp(x - max) / sum(exp(x - max)).",
+        "在{label}上，权重与 softmax 的结果不同：应为 exp(x - max) / sum(exp(x - max))。"),
+    "ch04.softmax_ok": (
+        "a distribution on every row, the right values, and no overflow on large scores.",
+        "每一行都是概率分布，数值正确，大得分也不会溢出。"),
+    "ch04.mask_shape": (
+        "`{name}` has shape {shape}; expected ({n}, {n}): one row per query, one column per key.",
+        "`{name}` 的形状是 {shape}；应为 ({n}, {n})：每个查询一行，每个键一列。"),
+    "ch04.mask_bool": ("`{name}` should hold only True/False (or 1/0).", "`{name}` 只能包含 True/False（或 1/0）。"),
+    "ch04.mask_ok": (
+        "each of the {n} positions sees itself and everything before it, nothing after.",
+        "{n} 个位置中的每一个都能看到自己和之前的所有位置，看不到之后的位置。"),
+    "ch04.transposed": (
+        "the mask is transposed: rows are queries and columns keys, so query i may see keys j ≤ i, below the "
+        "diagonal.",
+        "掩码转置了：行是查询、列是键，所以查询 i 可以看到 j ≤ i 的键，即对角线以下。"),
+    "ch04.inverted": (
+        "the mask is inverted: True means MAY attend, so the allowed part (on and below the diagonal) is True.",
+        "掩码取反了：True 表示“可以关注”，所以允许的部分（对角线及其以下）应为 True。"),
+    "ch04.no_diagonal": (
+        "no position can see itself: the diagonal must be True.",
+        "没有一个位置能看到自己：对角线必须为 True。"),
+    "ch04.sees_later": (
+        "query {i} may see key {j}, a later position: everything above the diagonal must be False.",
+        "查询 {i} 能看到键 {j}，这是一个更靠后的位置：对角线以上必须全为 False。"),
+    "ch04.some_diagonal": (
+        "some position cannot see itself: the diagonal must be True.",
+        "有的位置看不到自己：对角线必须为 True。"),
+    "ch04.misses_earlier": (
+        "query {i} cannot see key {j}, an earlier position: everything below the diagonal must be True.",
+        "查询 {i} 看不到键 {j}，这是一个更靠前的位置：对角线以下必须全为 True。"),
+    # ------------------------------------------------------------------------ chapter 06: scorers and dropout
+    "ch06.not_a_scorer": (
+        "`{name}` is {what}; expected one of the names {names}.",
+        "`{name}` 是{what}；这里需要以下名字之一：{names}。"),
+    "ch06.no_parameters": (
+        "it has no parameters at all: it only multiplies the vectors it is given",
+        "它根本没有参数：它只是把给它的向量相乘"),
+    "ch06.another_has_more": (
+        "another scorer has more: write each score's formula and count the numbers in its matrices and vectors",
+        "另一个打分函数的参数更多：写出每个打分公式，数一数其中矩阵和向量里有多少个数"),
+    "ch06.not_this_scorer": ("not {scorer}: {why}.", "不是 {scorer}：{why}。"),
+    "ch06.count_ok": ("{scorer} has {count} parameters at d = {d}.", "d = {d} 时，{scorer} 有 {count} 个参数。"),
+    "ch06.count_of_other": ("that is the count of {scorer}", "这是 {scorer} 的参数量"),
+    "ch06.counts_only": (
+        "that counts only {counted}; the score also uses {missing}",
+        "这只数了 {counted}；打分还用到了 {missing}"),
+    "ch06.no_bias": ("the course's layers have no bias; count only the weights", "本课程的这些层没有偏置；只数权重"),
+    "ch06.count_everything": (
+        "count every matrix and vector of the score's formula at this size",
+        "在这个尺寸下，把打分公式里每个矩阵和向量都数进去"),
+    "ch06.count_wrong": ("`{name}` is {value}: {slip}.", "`{name}` 是 {value}：{slip}。"),
+    "ch06.dropout_ok": (
+        "on average a row still sums to 1: (1 - p) of the weights survive, each × 1/(1 - p).",
+        "平均而言一行之和仍是 1：有 (1 - p) 的权重保留下来，每个再乘以 1/(1 - p)。"),
+    "ch06.survive_share": (
+        "{share:.2f} is the share of weights that survive, but nn.Dropout also multiplies each survivor by 1/(1 - p).",
+        "{share:.2f} 是保留下来的权重所占的比例，但 nn.Dropout 还会把每个保留的权重乘以 1/(1 - p)。"),
+    "ch06.only_survivors": (
+        "every survivor is scaled by 1/(1 - p), but on average only (1 - p) of them survive.",
+        "每个保留的权重都乘以 1/(1 - p)，但平均只有 (1 - p) 的权重能保留下来。"),
+    "ch06.dropped_share": (
+        "p is the share of weights dropped, not what the row sums to.",
+        "p 是被丢弃的权重所占的比例，不是这一行的和。"),
+    "ch06.dropout_hint": (
+        "`{name}` is {value:.3f}; think of which share of weights survives and how they are scaled.",
+        "`{name}` 是 {value:.3f}；想一想有多大比例的权重会保留下来，以及它们如何被缩放。"),
+    # ---------------------------------------------------------------------- chapter 08: the cost of attention
+    "ch08.bytes": ("that is bytes; divide by 2²⁰ for MiB.", "这是字节数；除以 2²⁰ 才是 MiB。"),
+    "ch08.megabytes": (
+        "that is megabytes (10⁶ bytes); a MiB is 2²⁰ bytes.",
+        "这是 MB（10⁶ 字节）；1 MiB 是 2²⁰ 字节。"),
+    "ch08.kib": ("that is KiB; divide by 2¹⁰ once more for MiB.", "这是 KiB；再除以一次 2¹⁰ 才是 MiB。"),
+    "ch08.gib": ("that is GiB; multiply by 2¹⁰ for MiB.", "这是 GiB；乘以 2¹⁰ 才是 MiB。"),
+    "ch08.bits": ("that counts bits; a float32 is 4 bytes.", "这是按比特数的；一个 float32 占 4 个字节。"),
+    "ch08.entries": (
+        "that is the number of entries in Mi; each takes {bytes} bytes.",
+        "这是以 Mi 为单位的元素个数；每个元素占 {bytes} 个字节。"),
+    "ch08.float64": (
+        "that is float64 (8 bytes); the matrix is float32, {bytes} bytes an entry.",
+        "这是按 float64（8 字节）算的；这个矩阵是 float32，每个元素 {bytes} 个字节。"),
+    "ch08.one_row": ("that is one row; the matrix has n rows.", "这只是一行；矩阵有 n 行。"),
+    "ch08.mib_hint": (
+        "entries × bytes per entry, then bytes → MiB.",
+        "元素个数 × 每个元素的字节数，再把字节换算成 MiB。"),
+    "ch08.not_over": (
+        "at batch {batch} the matrices take {gib:.1f} GiB, still not over the limit (did you round down, or use GB = "
+        "10⁹ bytes?).",
+        "批大小为 {batch} 时这些矩阵占 {gib:.1f} GiB，还没有超过上限（是不是向下取整了，或者用了 GB = 10⁹ 字节？）。"),
+    "ch08.layers": (
+        "every layer keeps its own attention matrices: multiply by the layers too.",
+        "每一层都保存自己的注意力矩阵：还要乘以层数。"),
+    "ch08.heads": (
+        "every head keeps its own attention matrix: multiply by the heads too.",
+        "每个头都保存自己的注意力矩阵：还要乘以头数。"),
+    "ch08.heads_and_layers": ("count every head of every layer.", "把每一层的每一个头都算进去。"),
+    "ch08.bytes_per_entry": ("each entry takes {bytes} bytes.", "每个元素占 {bytes} 个字节。"),
+    "ch08.batch_hint": (
+        "bytes per sentence = n² × heads × layers × bytes per entry; how many sentences go over the limit?",
+        "每个句子的字节数 = n² × 头数 × 层数 × 每个元素的字节数；多少个句子会超过上限？"),
+    # ---------------------------------------------- chapters 01 and 05: translation, alignment, decoder steps
+    "ch05.cannot_translate": (
+        "the toy language cannot translate the exercise's sentence {source} ({error}); the notebook needs a sentence "
+        "of the current grammar.",
+        "玩具语言无法翻译这道题的句子 {source}（{error}）；笔记本需要一个符合当前语法的句子。"),
+    "ch05.not_words": (
+        "`{name}` is {what}; expected a string of target words, e.g. \"word word word\", or a list of words.",
+        "`{name}` 是{what}；这里需要一串目标语言的词，例如 \"word word word\"，或一个词的列表。"),
+    "ch05.valid": ("a valid translation.", "这是一个正确的译文。"),
+    "ch05.one_of_valid": (
+        "a valid translation (one of {n} valid translations).",
+        "这是一个正确的译文（共有 {n} 种正确译法）。"),
+    "ch05.no_words": ("`{name}` has no words.", "`{name}` 里没有词。"),
+    "ch05.stranger": (
+        "'{word}' is in no valid translation of this sentence; look each source word up in the lexicon (some have no "
+        "counterpart at all).",
+        "'{word}' 不出现在这个句子的任何正确译文里；请在词表里逐个查源语言的词（有些词根本没有对应的词）。"),
+    "ch05.too_often": ("'{word}' appears more often than the translation needs", "'{word}' 出现的次数比译文需要的多"),
+    "ch05.missing": ("{n} word(s) are missing", "少了 {n} 个词"),
+    "ch05.a_word_missing": ("a word is missing ({n} differ)", "缺了一个词（有 {n} 个不同）"),
+    "ch05.word_count": ("you have {n} words and {what}.", "你写了 {n} 个词，{what}。"),
+    "ch05.order": (
+        "the words are right but the order is not, from target position {position} (0-based, '{word}') on; re-read "
+        "the word-order rules.",
+        "词都对了，但从目标位置 {position}（从 0 数，'{word}'）开始顺序不对；请重读语序规则。"),
+    "ch05.alignment_type": (
+        "`{name}` is {what}; expected a list with one entry per target word: a source position (a whole number), or "
+        "a list of them ([] for none).",
+        "`{name}` 是{what}；这里需要一个列表，每个目标词一项：一个源位置（整数），或由源位置组成的列表（没有就写 []）"
+        "。"),
+    "ch05.entry_not_whole": (
+        "entry {k} of `{name}` is {what}; source positions are whole numbers (0-based).",
+        "`{name}` 的第 {k} 项是 {what}；源位置是整数（从 0 开始）。"),
+    "ch05.entry_range": (
+        "entry {k} of `{name}` is {value}; source positions run from 0 to {last}.",
+        "`{name}` 的第 {k} 项是 {value}；源位置的范围是 0 到 {last}。"),
+    "ch05.word_name": ("word {k}", "词 {k}"),
+    "ch05.entries": (
+        "`{name}` has {n} entries but the translation has {words} words ({target}); give one entry per target word.",
+        "`{name}` 有 {n} 项，但译文有 {words} 个词（{target}）；请每个目标词给一项。"),
+    "ch05.permutation_ok": (
+        "this is the permutation the attention map should trace out.",
+        "这正是注意力图应当描出的那个排列。"),
+    "ch05.sets_ok": (
+        "every target word with its source words, gaps included: the map an ideal decoder traces.",
+        "每个目标词都对上了它的源词，空缺也对：这就是理想的解码器会描出的对齐图。"),
+    "ch05.one_based": (
+        "every position is one too high: positions count from 0, the first source word is 0.",
+        "每个位置都多了 1：位置从 0 开始数，第一个源词是 0。"),
+    "ch05.translates_nothing": (
+        "target word {j} ('{word}') translates no source word: give [] for it.",
+        "目标词 {j}（'{word}'）不翻译任何源词：这一项写 []。"),
+    "ch05.translates_something": (
+        "target word {j} ('{word}') does translate something in the source.",
+        "目标词 {j}（'{word}'）确实翻译了源句中的某个词。"),
+    "ch05.depends_on_more": (
+        "target word {j} ('{word}') depends on more source words than {sources}.",
+        "目标词 {j}（'{word}'）依赖的源词不止 {sources}。"),
+    "ch05.not_all_of": (
+        "target word {j} ('{word}') does not translate all of {sources}.",
+        "目标词 {j}（'{word}'）并不翻译 {sources} 全部。"),
+    "ch05.not_source": (
+        "target word {j} ('{word}') does not translate source word {sources}.",
+        "目标词 {j}（'{word}'）不翻译源词 {sources}。"),
+    "ch05.bad_map": (
+        "the attention map given to the checker is not (n_target, n_source); this is a mistake in the notebook.",
+        "传给检查器的注意力图不是 (n_target, n_source) 形状；这是笔记本本身的错误。"),
+    "ch05.looks_hardest": (
+        "at output step {step} the decoder looks hardest at source position {position}.",
+        "在输出第 {step} 步，解码器最关注源位置 {position}。"),
+    "ch05.map_one_based": (
+        "that is the 1-based position; count the x-axis labels from 0.",
+        "这是从 1 数的位置；请从 0 开始数 x 轴的标签。"),
+    "ch05.map_range": (
+        "`{name}` is {value}; source positions run from 0 to {last}.",
+        "`{name}` 是 {value}；源位置的范围是 0 到 {last}。"),
+    "ch05.neighbour": (
+        "that is where the decoder looks at a neighbouring output word; output word {word} is row {row} counting "
+        "from 0.",
+        "这是解码器在相邻输出词上关注的位置；第 {word} 个输出词是从 0 数的第 {row} 行。"),
+    "ch05.column": (
+        "you read a column; each output word is a row of the map (y-axis), each source position a column.",
+        "你读的是一列；每个输出词是图中的一行（y 轴），每个源位置是一列。"),
+    "ch05.find_row": (
+        "find row {row} (0-based) of the map and its darkest cell.",
+        "找到图中第 {row} 行（从 0 数），再找这一行颜色最深的格子。"),
+    "ch05.not_pair": (
+        "returned {what}; expected a pair ({first}, {second}).",
+        "返回了{what}；这里需要一对值 ({first}, {second})。"),
+    "ch05.pair_part": (
+        "returned a pair whose {label} is {what}; expected a tensor.",
+        "返回的一对值中 {label} 是{what}；这里需要一个张量。"),
+    "ch05.step_not_function": (
+        "`{name}` should be a function (query, encoder_states, mask, score_fn); got {what}.",
+        "`{name}` 应该是一个函数 (query, encoder_states, mask, score_fn)；收到的是{what}。"),
+    "ch05.swapped": (
+        "context and weights are swapped: return (context, weights).",
+        "上下文向量和权重的位置颠倒了：应返回 (context, weights)。"),
+    "ch05.weights_shape": (
+        "for {B} sentences of {S} source positions the weights have shape {shape}; expected (B, S) = ({B}, {S}).",
+        "对 {B} 个各有 {S} 个源位置的句子，权重的形状是 {shape}；应为 (B, S) = ({B}, {S})。"),
+    "ch05.no_score_fn": (
+        "`score_fn` was never called: get the scores from score_fn(query, encoder_states).",
+        "从没调用 `score_fn`：得分要由 score_fn(query, encoder_states) 计算。"),
+    "ch05.raw_scores": (
+        "these are the raw scores; turn them into weights with a (masked) softmax over the source positions.",
+        "这些是原始得分；要在源位置上做（带掩码的）softmax，把它们变成权重。"),
+    "ch05.batch_axis": (
+        "the softmax ran over the batch axis (dim 0); each sentence's weights must sum to 1 over its source "
+        "positions (dim -1).",
+        "softmax 作用在了批维度（dim 0）上；每个句子的权重应在它的源位置上（dim -1）求和为 1。"),
+    "ch05.batch_axis_unmasked": (
+        "the softmax ran over the batch axis (dim 0) and the padding is not masked.",
+        "softmax 作用在了批维度（dim 0）上，而且填充位置没有被掩码遮住。"),
+    "ch05.length_one_axis": (
+        "every weight is 1: the softmax ran over an axis of length 1 (a feature axis?); normalise over the source "
+        "positions (dim -1).",
+        "每个权重都是 1：softmax 作用在了长度为 1 的维度上（特征维度？）；应在源位置上（dim -1）归一化。"),
+    "ch05.unmasked": (
+        "the padding is not masked: padded positions get weight. Set their scores to -inf (masked_fill(~mask, "
+        "float('-inf'))) before the softmax.",
+        "填充位置没有被掩码遮住：它们也分到了权重。在 softmax 之前把它们的得分设为 -inf（masked_fill(~mask, "
+        "float('-inf'))）。"),
+    "ch05.mask_inverted": (
+        "the mask is used the wrong way round: True means a real token that may be attended.",
+        "掩码用反了：True 表示可以被关注的真实词元。"),
+    "ch05.zeroed_after": (
+        "the padded weights were zeroed after the softmax, so the rest no longer sum to 1: mask the scores before "
+        "the softmax.",
+        "填充位置的权重是在 softmax 之后才置零的，所以其余权重之和不再是 1：应在 softmax 之前对得分做掩码。"),
+    "ch05.not_normalised": (
+        "the weights are not normalised: divide exp(scores) by their sum over the source positions (that is the "
+        "softmax).",
+        "权重没有归一化：把 exp(得分) 除以它们在源位置上的和（这就是 softmax）。"),
+    "ch05.neither": (
+        "the weights are neither normalised nor masked: use a masked softmax.",
+        "权重既没有归一化，也没有做掩码：请用带掩码的 softmax。"),
+    "ch05.weights_nan": (
+        "the weights contain NaN or infinity on sentences that have real tokens.",
+        "在含有真实词元的句子上，权重出现了 NaN 或无穷大。"),
+    "ch05.weights_sum": (
+        "each sentence's weights must sum to 1 over its source positions; yours sum to {sums}.",
+        "每个句子的权重在源位置上之和必须为 1；你的和是 {sums}。"),
+    "ch05.weights_differ": (
+        "the weights differ from softmax(score_fn(query, encoder_states)) with the padding masked.",
+        "权重与遮住填充位置后的 softmax(score_fn(query, encoder_states)) 不同。"),
+    "ch05.context_per_sentence": (
+        "the context is one number per sentence, as if the weights multiplied the scores; the context is Σₛ weights "
+        "· encoder_states, shape (B, C).",
+        "上下文向量变成了每个句子一个数，好像权重乘的是得分；上下文向量应是 Σₛ weights · encoder_states，形状 (B, "
+        "C)。"),
+    "ch05.context_per_position": (
+        "the context has one number per source position, like the weights; the context is Σₛ weights · "
+        "encoder_states, shape (B, C).",
+        "上下文向量像权重一样每个源位置一个数；上下文向量应是 Σₛ weights · encoder_states，形状 (B, C)。"),
+    "ch05.context_shape": (
+        "the context has shape {shape}; expected (B, C) = ({B}, {C}): one weighted average of the encoder states per "
+        "sentence.",
+        "上下文向量的形状是 {shape}；应为 (B, C) = ({B}, {C})：每个句子一个编码器状态的加权平均。"),
+    "ch05.context_unnormalised": (
+        "the context is not a weighted average: its weights were not normalised (divide by their sum).",
+        "上下文向量不是加权平均：它用的权重没有归一化（要除以它们的和）。"),
+    "ch05.context_raw_scores": (
+        "the context weights the states by the raw scores; use the softmax weights.",
+        "上下文向量用原始得分给状态加权；应该用 softmax 之后的权重。"),
+    "ch05.context_sum": (
+        "the context is the plain sum of the states: it ignores the weights.",
+        "上下文向量只是状态的直接求和：它忽略了权重。"),
+    "ch05.context_mean": (
+        "the context is the plain mean of the states: it ignores the weights and the mask.",
+        "上下文向量只是状态的简单平均：它忽略了权重和掩码。"),
+    "ch05.context_unmasked": (
+        "the weights are right but the context was computed with unmasked weights.",
+        "权重是对的，但上下文向量是用没有掩码的权重算出来的。"),
+    "ch05.context_wrong": (
+        "the weights are right but the context is not Σₛ weights[b, s] · encoder_states[b, s] (shape (B, C)).",
+        "权重是对的，但上下文向量不是 Σₛ weights[b, s] · encoder_states[b, s]（形状 (B, C)）。"),
+    "ch05.all_padding_problem": (
+        "with a sentence that is all padding, {problem}",
+        "遇到一个全是填充的句子时，{problem}"),
+    "ch05.all_padding_shapes": (
+        "with a sentence that is all padding the shapes change; they must not.",
+        "遇到一个全是填充的句子时形状变了；形状不应改变。"),
+    "ch05.all_padding_nan": (
+        "a sentence whose every position is padding gets NaN: every score is -inf and softmax computes 0/0. Give "
+        "such a row zero weights (helpers.attention.masked_softmax does).",
+        "一个所有位置都是填充的句子得到了 NaN：每个得分都是 -inf，softmax 算的是 0/0。给这样的行全零的权重（"
+        "helpers.attention.masked_softmax 就是这么做的）。"),
+    "ch05.all_padding_zeros": (
+        "a sentence that is all padding has nothing to attend to: its weights and context should be all zeros, not a "
+        "spread over padding.",
+        "全是填充的句子没有可以关注的东西：它的权重和上下文向量应全为零，而不是分散在填充位置上。"),
+    "ch05.step_ok": (
+        "masked softmax over the source positions, a weighted average of the encoder states, and no NaN on an "
+        "all-padding sentence.",
+        "在源位置上做带掩码的 softmax，对编码器状态做加权平均，全是填充的句子也不出 NaN。"),
+    "ch05.decoder_not_function": (
+        "`{name}` should be a decoder step function; got {what}.",
+        "`{name}` 应该是一个解码器单步函数；收到的是{what}。"),
+    "ch05.decoder_count": (
+        "`{name}` returned {what}; the step returns {n} value(s).",
+        "`{name}` 返回了{what}；这一步应返回 {n} 个值。"),
+    "ch05.decoder_ok": (
+        "your step gives the same outputs as the reference step.",
+        "你的单步与参考实现给出相同的输出。"),
+    "ch05.context_unused": (
+        "the output does not change when the encoder states do: the context vector never reaches the output.",
+        "编码器状态变了，输出却不变：上下文向量根本没有传到输出。"),
+    "ch05.decoder_differs": (
+        "output {k} of {n} differs from the reference step: check the order embed → query → score → masked softmax → "
+        "context → recurrent update → output.",
+        "{n} 个输出中的第 {k} 个与参考实现不同：检查顺序 词嵌入 → 查询 → 得分 → 带掩码的 softmax → 上下文向量 → 循环"
+        "更新 → 输出。"),
+    # ----------------------------------------------------------------------------- chapter 07: self-attention
+    "ch07.not_function": (
+        "`{name}` should be a function of X; got {what}.",
+        "`{name}` 应该是一个以 X 为参数的函数；收到的是{what}。"),
+    "ch07.not_pair": (
+        "`{name}` returned {what}; it should return (context, weights).",
+        "`{name}` 返回了{what}；它应返回 (context, weights)。"),
+    "ch07.weights_none": (
+        "`{name}` returned weights that are {what}; expected an (n, n) tensor.",
+        "`{name}` 返回的权重是{what}；这里需要一个 (n, n) 的张量。"),
+    "ch07.weights_shape": (
+        "for X of shape (6, 4) the weights have shape {shape}; expected (6, 6): every word of the sequence against "
+        "every word.",
+        "X 的形状为 (6, 4) 时，权重的形状是 {shape}；应为 (6, 6)：序列中每个词对每个词。"),
+    "ch07.weights_nan": ("the weights contain NaN, infinity or negative numbers.", "权重里有 NaN、无穷大或负数。"),
+    "ch07.weights_sum": (
+        "the weights do not sum to 1 along the key axis (each row is one query's distribution).",
+        "权重沿键的维度求和不等于 1（每一行是一个查询的分布）。"),
+    "ch07.not_scaled": (
+        "the weights are not scaled: divide the scores X Xᵀ by √d first.",
+        "权重没有缩放：先把得分 X Xᵀ 除以 √d。"),
+    "ch07.weights_differ": (
+        "the weights differ from softmax(X Xᵀ / √d) along each row.",
+        "权重与逐行计算的 softmax(X Xᵀ / √d) 不同。"),
+    "ch07.context_wrong": (
+        "the weights are right but the context is not weights @ X (shape (n, d)).",
+        "权重是对的，但上下文向量不是 weights @ X（形状 (n, d)）。"),
+    "ch07.self_attention_ok": (
+        "every position attends to every position of the same sequence, Q = K = V = X.",
+        "每个位置都关注同一序列中的所有位置，Q = K = V = X。"),
+    "ch07.shuffle_type": (
+        "`{name}` is {what}; answer with a sentence: \"shuffled the same way\" or \"changed\".",
+        "`{name}` 是{what}；请用一句话回答：\"shuffled the same way\"（同样地被打乱）或 \"changed\"（改变了）。"),
+    "ch07.shuffle_unclear": (
+        "`{name}` is {answer}; answer \"shuffled the same way\" or \"changed\".",
+        "`{name}` 是 {answer}；请回答 \"shuffled the same way\"（同样地被打乱）或 \"changed\"（改变了）。"),
+    "ch07.shuffle_ok_positions": (
+        "changed: the positional encodings are added to the words, so a word in a new place is a different vector.",
+        "changed：位置编码加在词上，所以换了位置的词就是另一个向量。"),
+    "ch07.shuffle_ok_set": (
+        "shuffled the same way: each output depends only on its own input and the set of all inputs.",
+        "shuffled the same way：每个输出只取决于它自己的输入和全部输入构成的集合。"),
+    "ch07.shuffle_hint_positions": (
+        "the positional encodings tie each vector to its place: after the shuffle, a word carries a different "
+        "position. What does that do to its scores?",
+        "位置编码把每个向量和它的位置绑在一起：打乱之后，一个词带上了不同的位置。这对它的得分有什么影响？"),
+    "ch07.shuffle_hint_set": (
+        "without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word through the shuffle.",
+        "没有位置信息时，有哪个得分 qᵢ·kⱼ 取决于词 j 站在哪里吗？跟着一个词走一遍打乱的过程。"),
+    "ch07.heads_ok": (
+        "{count} parameters: the {h} heads split d_model = {d} into {h} slices of {slice}, they do not multiply the "
+        "projections.",
+        "{count} 个参数：{h} 个头把 d_model = {d} 切成 {h} 份，每份 {slice}，头数不会让投影的参数成倍增加。"),
+    "ch07.heads_share": (
+        "the heads share d_model: each head projects to d_model / n_heads numbers, so the heads do not multiply the "
+        "parameter count.",
+        "各个头共享 d_model：每个头投影到 d_model / n_heads 个数，所以头数不会让参数量成倍增加。"),
+    "ch07.heads_do_not_multiply": (
+        "the heads do not multiply the count (each projects to d_model / n_heads numbers).",
+        "头数不会让参数量成倍增加（每个头投影到 d_model / n_heads 个数）。"),
+    "ch07.no_output_projection": (
+        "that is Q, K and V; the output projection W_O counts too.",
+        "这只是 Q、K 和 V；输出投影 W_O 也要算进去。"),
+    "ch07.one_head": (
+        "that is one head's slice; the heads together span d_model.",
+        "这只是一个头的那一份；所有头合起来才是 d_model。"),
+    "ch07.biases": (
+        "the four projections also have a bias each (d_model numbers).",
+        "四个投影各自还有一个偏置（d_model 个数）。"),
+    "ch07.no_biases": ("these projections have no bias; count only the weights.", "这些投影没有偏置；只数权重。"),
+    "ch07.count_hint_bias": (
+        "count the four projections W_Q, W_K, W_V, W_O and their biases.",
+        "数一数四个投影 W_Q、W_K、W_V、W_O 以及它们的偏置。"),
+    "ch07.count_hint": ("count the four projections W_Q, W_K, W_V, W_O.", "数一数四个投影 W_Q、W_K、W_V、W_O。"),
+    # --------------------------------------------------------------------------- widgets: labels and readouts
+    "widgets.qk_readout": (
+        "weights: {parts}<br>context: [{context}]",
+        "注意力权重：{parts}<br>上下文向量：[{context}]"),
+    "widgets.move_key": ("move key", "移动键"),
+    "widgets.divide_scores": ("divide scores by √d_k", "得分除以 √d_k"),
+    "widgets.temperature": ("temperature", "温度"),
+    "widgets.query": ("Query", "查询"),
+    "widgets.keys": ("Keys", "键"),
+    "widgets.type_a_sentence": (
+        "Type a sentence in the source language, e.g. 'the old dog sees a red car'.",
+        "请输入一个源语言的句子，例如 'the old dog sees a red car'。"),
+    "widgets.unknown_words": (
+        "Unknown word(s): {words}. The toy source language has only {n} words ({hint}). Try another word.",
+        "未知的词：{words}。这个玩具源语言只有 {n} 个词（{hint}）。换一个词试试。"),
+    "widgets.no_reference": (
+        "(no reference: the grammar cannot parse this sentence, {error})",
+        "（没有参考译文：语法无法解析这个句子，{error}）"),
+    "widgets.matches": ("(matches a reference)", "（与一个参考译文一致）"),
+    "widgets.reference": ("(reference: {reference})", "（参考译文：{reference}）"),
+    "widgets.empty": ("(empty)", "（空）"),
+    "widgets.no_attention": (
+        "  [this model has no attention, so there is no map to draw]",
+        "  [这个模型没有注意力机制，所以没有注意力图可画]"),
+    "widgets.test_sentence": ("test sentence", "测试句子"),
+    "widgets.type_placeholder": ("...or type a source sentence and press Enter", "……或者输入一个源语言句子并按回车"),
+    "widgets.your_sentence": ("your sentence", "你的句子"),
+    "widgets.cannot_step": ("cannot step through this sentence: {message}", "无法逐步查看这个句子：{message}"),
+    "widgets.step": ("step", "步"),
+    "widgets.step_readout": (
+        "step {step} of {n}: output so far <b>{so_far}</b>; most attended source word: <b>{top}</b>",
+        "第 {step} 步（共 {n} 步）：目前的输出 <b>{so_far}</b>；最受关注的源词：<b>{top}</b>"),
+}

@@ -1,0 +1,257 @@
+"""The Chinese edition: the message catalogue (every key in both languages, every key used), the chapter catalogues
+(every Markdown cell translated and not stale), the built notebooks/zh/ (exactly what the builder makes, code cells
+identical to the English ones but for the setup line, clean under the hygiene checks) and the glossary's terms."""
+import re
+import shutil
+
+import nbformat
+import pytest
+
+import helpers
+from helpers import NOTEBOOKS_DIR, ROOT, i18n
+from helpers.devtools import chapter_notebooks, notebook_problems, zh
+
+CHAPTERS = chapter_notebooks()
+IDS = [p.stem[:2] for p in CHAPTERS]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+KEY_LITERAL = re.compile(r"""["']((?:core|describe|setup|widgets|ch\d\d)\.[a-z0-9_]+)["']""")
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    i18n.set_lang("en")
+
+
+# ---------------------------------------------------------------- the message catalogue
+def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
+    problems = []
+    for key, texts in i18n.MESSAGES.items():
+        if len(texts) != len(i18n.LANGUAGES) or not all(isinstance(x, str) and x.strip() for x in texts):
+            problems.append(f"{key}: expected {len(i18n.LANGUAGES)} non-empty texts, got {texts!r}")
+            continue
+        en, zh_text = texts
+        if not CJK.search(zh_text):
+            problems.append(f"{key}: the Chinese text has no Chinese: {zh_text!r}")
+        extra = i18n.template_fields(zh_text) - i18n.template_fields(en)
+        if extra:
+            problems.append(f"{key}: the Chinese text uses fields the English one does not: {sorted(extra)}")
+        if "lang" in i18n.template_fields(en):
+            problems.append(f"{key}: a field may not be called `lang` (t's own argument)")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_key_used_in_helpers_exists_and_every_key_is_used():
+    used = set()
+    for path in (ROOT / "helpers").rglob("*.py"):
+        if path.name != "i18n.py":
+            used |= set(KEY_LITERAL.findall(path.read_text(encoding="utf-8")))
+    assert used, "no message key found in helpers/: has the key naming changed?"
+    missing = sorted(used - set(i18n.MESSAGES))
+    assert not missing, f"keys used but missing from the catalogue: {missing}"
+    assert not set(i18n.MESSAGES) - used, f"keys nobody uses: {sorted(set(i18n.MESSAGES) - used)}"
+
+
+def test_t_fills_the_current_language_and_rejects_unknown_keys_and_languages():
+    assert i18n.t("core.nan", name="w") == "`w` contains NaN or infinity."
+    with i18n.language("zh"):
+        assert i18n.t("core.nan", name="w") == "`w` 里有 NaN 或无穷大。"
+        assert i18n.ordinal(1) == "第 2 个"
+    assert i18n.get_lang() == "en" and i18n.ordinal(1) == "second"
+    with pytest.raises(KeyError, match="no message 'core.nope'"):
+        i18n.t("core.nope")
+    with pytest.raises(ValueError, match="lang is 'fr'; expected one of 'en', 'zh'"):
+        i18n.set_lang("fr")
+
+
+def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
+    helpers.setup(seed=0)
+    english = capsys.readouterr().out
+    assert re.fullmatch(r"Learning to Attend \| python \d+\.\d+ \| torch \S+ \| device \w+ \| threads 1 \| seed 0\n",
+                        english) and i18n.get_lang() == "en"
+    helpers.setup(seed=0, lang="zh")
+    assert capsys.readouterr().out == english.rstrip("\n") + " | 语言 zh\n" and i18n.get_lang() == "zh"
+    with pytest.raises(ValueError, match="lang is 'de'"):
+        helpers.setup(lang="de")
+    assert i18n.get_lang() == "zh"  # a bad language changes nothing
+
+
+def test_checkers_speak_chinese_after_setup(capsys):
+    from helpers.exercises import check_weights, reset_tries
+
+    reset_tries()
+    helpers.setup(lang="zh", quiet=True)
+    assert check_weights([0.8, 0.1, 0.1], most_on=1) is False
+    first = capsys.readouterr().out
+    assert first.startswith("还不对：") and "第 1 个键" in first and "第二次答错时会显示答案" in first
+    check_weights([0.8, 0.1, 0.1], most_on=1)
+    assert "正确答案：任何在位置 1 上大于 0.5 的权重。" in capsys.readouterr().out
+    helpers.setup(lang="en", quiet=True)
+    assert check_weights([0.1, 0.8, 0.1], most_on=1) is True
+    assert capsys.readouterr().out.startswith("Correct: ")
+    reset_tries()
+
+
+def test_widget_labels_and_readouts_speak_chinese():
+    from helpers.widgets import QKExplorer, translate_and_show
+
+    with i18n.language("zh"):
+        explorer = QKExplorer()
+        assert (explorer.key_picker.description, explorer.temperature.description) == ("移动键", "温度")
+        assert explorer.scale_switch.description == "得分除以 √d_k"
+        assert "注意力权重：" in explorer.readout.value and "上下文向量：" in explorer.readout.value
+        assert explorer.displayed_weights() == pytest.approx([0.4011, 0.4011, 0.1978], abs=1e-4)
+        assert translate_and_show(None, "").message.startswith("请输入一个源语言的句子")
+        explorer.close()
+    english = QKExplorer()
+    assert english.key_picker.description == "move key" and "weights: " in english.readout.value
+    english.close()
+
+
+# ---------------------------------------------------------------- chapter catalogues and the built edition
+def _untranslated(path) -> list[str]:
+    return [f"{cell_id}: {status}" for cell_id, status in zh.chapter_status(path).items() if status != "ok"]
+
+
+def test_every_markdown_cell_of_every_chapter_is_translated_and_not_stale():
+    missing = {p.name: len(_untranslated(p)) for p in CHAPTERS if _untranslated(p)}
+    assert not missing, (f"Markdown cells without a current translation, per chapter: {missing}. Run "
+                         "`python -m helpers.devtools.zh extract`, translate the entries marked `todo` in i18n/zh/, "
+                         "then `python -m helpers.devtools.zh build`.")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_chapter_is_translated_and_not_stale(path):
+    assert not _untranslated(path), f"{path.name}: {_untranslated(path)}"
+
+
+def test_notebooks_zh_is_exactly_what_the_builder_builds():
+    built = sorted(p.name for p in zh.ZH_DIR.glob("*.ipynb"))
+    assert built == [p.name for p in CHAPTERS], "run `python -m helpers.devtools.zh build` (make zh)"
+    differ = [p.name for p in CHAPTERS
+              if (zh.ZH_DIR / p.name).read_text(encoding="utf-8") != zh.build_notebook(p)]
+    assert not differ, f"notebooks/zh/ is out of date or hand-edited: {differ}; run `make zh`"
+
+
+def test_the_builder_is_deterministic(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    zh.build(CHAPTERS[:1], first)
+    zh.build(CHAPTERS[:1], second)
+    name = CHAPTERS[0].name
+    assert (first / name).read_bytes() == (second / name).read_bytes()
+    (first / "99_gone.ipynb").write_text("{}")
+    zh.build(CHAPTERS[:1], first)
+    assert sorted(p.name for p in first.iterdir()) == [name]  # an edition whose chapter is gone is removed
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_code_cells_are_identical_but_for_the_setup_line(path):
+    en = nbformat.read(path, as_version=4)
+    other = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    assert [(c.cell_type, c.id) for c in en.cells] == [(c.cell_type, c.id) for c in other.cells]
+    for i, (a, b) in enumerate(zip(en.cells, other.cells, strict=True)):
+        if a.cell_type != "code":
+            continue
+        source = a.source.replace(zh.EN_SETUP_LINE, zh.ZH_SETUP_LINE) if i == next(
+            k for k, c in enumerate(en.cells) if c.cell_type == "code") else a.source
+        assert b.source == source, f"{path.name} cell {i}: code differs"
+        assert (b.outputs, b.execution_count, b.metadata) == (a.outputs, a.execution_count, a.metadata), \
+            f"{path.name} cell {i}: outputs or metadata differ"
+    assert other.metadata["learning_to_attend"]["edition"] == "zh"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_zh_notebook_passes_the_hygiene_checks(path):
+    assert notebook_problems(zh.ZH_DIR / path.name, **zh.ZH_SKELETON) == []
+
+
+def test_the_zh_skeleton_is_checked():
+    english = NOTEBOOKS_DIR / "00_start_here.ipynb"
+    found = notebook_problems(english, **zh.ZH_SKELETON)
+    assert any("本章问题" in p for p in found) and any("本章地图" in p for p in found)
+    assert any("setup cell" in p for p in found)  # the English setup line is not the Chinese edition's
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_relative_links_in_the_zh_edition_resolve(path):
+    nb = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    broken = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for target in re.findall(r"\]\(([^)\s]+)\)", cell.source):
+                if not re.match(r"^([a-z]+:|#)", target) and not (zh.ZH_DIR / target.split("#")[0]).exists():
+                    broken.append(target)
+    assert not broken, f"{path.name}: links that lead nowhere from notebooks/zh/: {broken}"
+
+
+def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(tmp_path, monkeypatch):
+    """The whole loop on a copy: edit English -> stale -> extract marks it -> translate, drop `todo` -> current."""
+    catalogues = tmp_path / "i18n"
+    shutil.copytree(zh.CATALOGUE_DIR, catalogues)
+    monkeypatch.setattr(zh, "CATALOGUE_DIR", catalogues)
+    source = tmp_path / "00_start_here.ipynb"
+    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("**Takeaway:**"))
+    assert zh.chapter_status(NOTEBOOKS_DIR / source.name)[cell.id] == "ok"
+    cell.source += " A new sentence."
+    nbformat.write(nb, source)
+    assert zh.chapter_status(source)[cell.id] == "stale"
+    built = nbformat.reads(zh.build_notebook(source), as_version=4)
+    shown = next(c for c in built.cells if c.id == cell.id).source
+    assert shown.startswith("**Takeaway:**") and shown.endswith(zh.UNTRANSLATED_NOTE)  # English until updated
+
+    assert zh.extract_notebook(source) == {"new": 0, "stale": 1, "moved": 0}
+    text = zh.catalogue_path(source).read_text(encoding="utf-8")
+    entry = next(e for e in zh.load_catalogue(zh.catalogue_path(source))["cells"] if e["id"] == cell.id)
+    assert entry["todo"] == "stale" and entry["en"] == cell.source and "A new sentence" not in entry["previous_en"]
+    assert zh.chapter_status(source)[cell.id] == "stale"  # still stale: the translator has not finished
+
+    entry_text = text.replace("  todo: stale\n", "", 1)
+    zh.catalogue_path(source).write_text(entry_text, encoding="utf-8")
+    assert zh.chapter_status(source)[cell.id] == "ok"
+    assert zh.extract_notebook(source) == {"new": 0, "stale": 0, "moved": 0}
+
+
+def test_a_new_cell_is_added_untranslated_and_a_moved_cell_keeps_its_translation(tmp_path, monkeypatch):
+    monkeypatch.setattr(zh, "CATALOGUE_DIR", tmp_path / "i18n")
+    shutil.copytree(ROOT / "i18n" / "zh", zh.CATALOGUE_DIR)
+    source = tmp_path / "00_start_here.ipynb"
+    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("A brand-new paragraph."))
+    old_id = nb.cells[0].id
+    nb.cells[0].id = "renamed0"
+    nbformat.write(nb, source)
+    assert zh.extract_notebook(source) == {"new": 1, "stale": 0, "moved": 1}
+    status = zh.chapter_status(source)
+    assert status["renamed0"] == "ok" and status[nb.cells[1].id] == "untranslated" and old_id not in status
+
+
+# ---------------------------------------------------------------- companion: the glossary's terms in the chapters
+GLOSSARY = ROOT / "notebooks" / "companion" / "zh" / "glossary.md"
+
+
+def glossary_terms() -> list[tuple[str, str, str]]:
+    """(chapter, English term, Chinese term) rows of the zh glossary's table (中文 | English | 含义 | 章)."""
+    rows = re.findall(r"^\| (.+?) \| (.+?) \| .+? \| (\d\d) \|$", GLOSSARY.read_text(encoding="utf-8"), flags=re.M)
+    return [(chapter, en.strip(), zh_term.strip()) for zh_term, en, chapter in rows]
+
+
+def test_the_glossary_has_a_term_table_following_the_seeds():
+    terms = {en: zh_term for _, en, zh_term in glossary_terms()}
+    assert len(terms) >= 30
+    for en, zh_term in [("attention mechanism", "注意力机制"), ("query (Q)", "查询"), ("key (K)", "键"),
+                        ("value (V)", "值"), ("attention weights", "注意力权重"), ("context vector", "上下文向量"),
+                        ("scaled dot-product attention", "缩放点积注意力"), ("additive attention", "加性注意力"),
+                        ("multiplicative attention", "乘性注意力"), ("mask", "掩码")]:
+        assert terms.get(en) == zh_term, (en, terms.get(en))
+
+
+TERMS = [row for row in glossary_terms() if CJK.search(row[2])]  # BLEU, softmax, Transformer stay as they are
+
+
+@pytest.mark.parametrize("chapter, english, chinese", TERMS, ids=[f"{c}-{e}" for c, e, _ in TERMS])
+def test_a_glossary_term_appears_in_the_zh_chapter_that_introduces_it(chapter, english, chinese):
+    paths = [p for p in zh.ZH_DIR.glob(f"{chapter}_*.ipynb")]
+    assert paths, f"no zh chapter {chapter} for the glossary term {english!r}"
+    text = "\n".join(c.source for c in nbformat.read(paths[0], as_version=4).cells if c.cell_type == "markdown")
+    assert chinese in text, f"{paths[0].name} never says {chinese!r} ({english})"
