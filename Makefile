@@ -10,13 +10,15 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
 
-.PHONY: help install lab lint test test-fast execute bench assignments grade clean
+.PHONY: help install lab lint test test-fast execute bench assignments grade clean zh zh-extract
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
 	@echo "make test     set up .venv (first time) and run every test: helpers, hygiene, browser, strict nbval"
 	@echo "make test-fast  only the helper tests (no notebooks)"
 	@echo "make lint     ruff (pyflakes, pycodestyle, isort, bugbear) over the Python code"
+	@echo "make zh       rebuild the Chinese edition notebooks/zh/ from notebooks/ and i18n/zh/ (nothing is re-run)"
+	@echo "make zh-extract  add new and stale Markdown cells to i18n/zh/*.yml for translators"
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
@@ -44,6 +46,13 @@ test-fast: $(STAMP)
 
 execute: $(STAMP)
 	$(BIN)/python -m helpers.devtools execute $(NB)
+	$(BIN)/python -m helpers.devtools.zh build
+
+zh: $(STAMP)
+	$(BIN)/python -m helpers.devtools.zh build
+
+zh-extract: $(STAMP)
+	$(BIN)/python -m helpers.devtools.zh extract
 
 bench: $(STAMP)
 	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
