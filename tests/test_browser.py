@@ -210,3 +210,24 @@ def test_head_explorer_changes_head_in_chromium(tmp_path):
         finally:
             browser.close()
     assert before[0] != after[0] and before[1] != after[1], "another head: another readout and another picture"
+
+
+def test_chinese_chapter_shows_chinese_widget_labels_in_chromium(tmp_path):
+    """The Chinese edition of chapter 03 (notebooks/zh/, setup(lang="zh")) labels its explorer in Chinese."""
+    chromium = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    notebook = NOTEBOOKS_DIR / "zh" / "03_qkv_by_hand.ipynb"
+    with jupyterlab_serving(tmp_path, notebook) as (base, token, name), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = open_notebook(browser, base, token, name)
+            picker = page.locator(".qk-key-picker")
+            picker.wait_for(state="visible", timeout=60_000)
+            picker.scroll_into_view_if_needed()
+            label = picker.locator(".widget-label").text_content()
+            readout = page.locator(".qk-weights .qk-readout").text_content()
+        finally:
+            browser.close()
+    assert "移动键" in label, f"the key picker should be labelled in Chinese, shows {label!r}"
+    assert "move key" not in label and any("\u4e00" <= ch <= "\u9fff" for ch in readout)
