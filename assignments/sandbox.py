@@ -115,6 +115,7 @@ def question_points(zip_path: Path) -> dict[str, float]:
                 points = re.search(r"^points = ([0-9.]+)", text, re.M)
                 if name:
                     table[name.group(1)] = float(points.group(1)) if points else 0.0
+    table = dict(sorted(table.items(), key=lambda kv: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", kv[0])]))
     if not table:
         raise ValueError(f"{zip_path} holds no tests/<question>.py files: is it an otter autograder zip?")
     return table
@@ -282,6 +283,7 @@ def _isolate_filesystem(workdir: Path, keep: list[Path], hide: list[Path], drop_
     covers |= {Path(h) for h in hide if Path(h).is_dir()}
     if drop_user:
         covers |= {a for a in (_world_traversable(k.parent) for k in keep) if a is not None and a != Path("/")}
+    covers = {c for c in covers if not any(o in c.parents for o in covers)}  # inside another cover: hidden already
     fds = {k: os.open(k, os.O_PATH | os.O_DIRECTORY) for k in keep if k.is_dir()}
     mountpoints = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
     for mp in mountpoints:  # read-only everywhere first; the binds and tmpfs below are writable again where needed
