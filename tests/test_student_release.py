@@ -83,3 +83,18 @@ def test_release_refuses_the_repository_and_a_foreign_folder(tmp_path):
     (tmp_path / "other" / "thesis.tex").write_text("mine")
     proc = run_module("release", tmp_path / "other", "--force", check=False)
     assert proc.returncode != 0 and "not empty" in proc.stderr and (tmp_path / "other" / "thesis.tex").exists()
+
+
+def _pins(path):
+    lines = [ln.split("#")[0].strip() for ln in path.read_text().splitlines()]
+    return dict(ln.split("==") for ln in lines if "==" in ln)
+
+
+def test_binder_pins_agree_with_requirements_and_torch_is_the_cpu_build():
+    course, binder = _pins(ROOT / "requirements.txt"), _pins(ROOT / "binder" / "requirements.txt")
+    assert binder.pop("torch") == course["torch"] + "+cpu"
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (ROOT / "binder" / "requirements.txt").read_text()
+    assert binder and all(course.get(name) == version for name, version in binder.items()), binder
+    assert {"jupyterlab", "ipywidgets", "otter-grader", "matplotlib"} <= set(binder)
+    post = ROOT / "binder" / "postBuild"
+    assert "pip install --no-deps -e ." in post.read_text() and post.stat().st_mode & 0o111
