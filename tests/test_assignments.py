@@ -15,6 +15,33 @@ SLOW = pytest.mark.slow
 # For each assignment: submission name -> (code replacements in the solution notebook, expected points per question).
 # "untouched" is the student notebook as handed out.
 CASES = {
+    "bottleneck_and_average": {
+        "solution": ((), {"q1": 2, "q2": 2, "q3": 3}),
+        "untouched": (None, {"q1": 0, "q2": 0, "q3": 0}),
+        # forward state at the padded end (all of q1), no row-sum check (q2's public test), padding not masked (q3)
+        "mistakes": ((("forward_states[rows, lengths - 1]", "forward_states[:, -1]"),
+                      ("if not torch.allclose(sums, torch.ones_like(sums), atol=1e-4):", "if False:"),
+                      ('scores.masked_fill(~mask, float("-inf"))', "scores")),
+                     {"q1": 0, "q2": 1, "q3": 0}),
+        # backward state taken at the end, scores scaled by √d: q1 and q3 lost, q2 untouched
+        "scaled": ((("backward_states[:, 0]", "backward_states[:, -1]"),
+                    ("scores = queries @ states.transpose(1, 2)", "scores = queries @ states.transpose(1, 2) / 2")),
+                   {"q1": 0, "q2": 2, "q3": 0}),
+    },
+    "transformer_and_cost": {
+        "solution": ((), {"q1": 3, "q2": 4, "q3": 2, "q4": 3}),
+        "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
+        # heads split without the transpose: q1's split tests only; multi_head_attention is graded with the
+        # reference split_heads, so q2 keeps its points
+        "no_transpose": ((("return per_head.transpose(1, 2)", "return X.reshape(batch, n_heads, n, d_model // n_heads)"),),
+                         {"q1": 1, "q2": 4, "q3": 2, "q4": 3}),
+        # √d_model instead of √d_head (q2 keeps only the padding test), j >= i (all of q3), layers forgotten (q4's
+        # formula tests; the case's numbers are still right)
+        "mistakes": ((("math.sqrt(Q.shape[-1])", "math.sqrt(X.shape[-1])"),
+                      ("causal = positions[None, :] <= positions[:, None]", "causal = positions[None, :] >= positions[:, None]"),
+                      ("return layers * batch * heads * n * n * bytes_per_value", "return batch * heads * n * n * bytes_per_value")),
+                     {"q1": 3, "q2": 4 / 3, "q3": 0, "q4": 1}),
+    },
     "attention_by_hand": {
         "solution": ((), {"q1": 2, "q2": 3, "q3": 3, "q4": 5}),
         "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
@@ -34,6 +61,10 @@ CASES = {
     },
 }
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
+    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5", "padding position got weight"],
+                               "scaled": ["finishes at position 0", "no division by √d here"]},
+    "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
+                             "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
     "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum", "True means may attend"],
                           "wrong_axis": ["sum to 1 along the last (key) axis"]},
 }
@@ -112,9 +143,9 @@ def test_grading_gives_exactly_the_points_earned(name, tmp_path):
         row = rows[sub]
         assert row["error"] is None, (sub, row["error"])
         assert {q: v["possible"] for q, v in row["questions"].items()} == possible
-        assert scores(row) == expected, f"{sub}: got {scores(row)}, expected {expected}"
+        assert scores(row) == pytest.approx(expected, abs=1e-9), f"{sub}: got {scores(row)}, expected {expected}"
     total = sum(possible.values())
-    got = sum(CASES[name]["solution"][1].values())
+    got = sum(CASES[name]["solution"][1].values())  # the written questions are not in the table
     assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table
     for sub, phrases in MESSAGES.get(name, {}).items():
         page = (tmp_path / "feedback" / name / f"{sub}.html").read_text()
