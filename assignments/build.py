@@ -129,8 +129,10 @@ def build(name: str, out: Path = DIST, run_tests: bool = True) -> Path:
     print("$", " ".join(["python", "-m", "otter", *cmd[3:]]), flush=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(cmd, check=True)
-    (dest / "questions.json").write_text(json.dumps({"assignment": name, "questions": question_table(table[name])},
-                                                    indent=1) + "\n")
+    grading = table[name].parent / "grading.json"  # optional per-assignment limits, e.g. {"cell_seconds": 600}
+    info = {"assignment": name, "questions": question_table(table[name]),
+            "grading": json.loads(grading.read_text()) if grading.is_file() else {}}
+    (dest / "questions.json").write_text(json.dumps(info, indent=1) + "\n")
     return dest
 
 

@@ -57,6 +57,14 @@ def find_build(assignment: str, dist: Path = DIST) -> tuple[str, Path, Path | No
     return name, zip_path, questions if questions.is_file() else None
 
 
+def grading_limits(questions_json: Path | None, base: Limits, overridden: set[str] = frozenset()) -> Limits:
+    """The assignment's own limits (`assignments/<name>/grading.json`, copied by the build) where not overridden."""
+    import dataclasses
+
+    own = json.loads(questions_json.read_text()).get("grading", {}) if questions_json else {}
+    return dataclasses.replace(base, **{k: int(v) for k, v in own.items() if k not in overridden})
+
+
 def question_list(zip_path: Path, questions_json: Path | None) -> list[dict]:
     """Every question [{"name", "points", "manual"}]: from the build's questions.json, else the zip's tests."""
     if questions_json:
@@ -274,10 +282,12 @@ def hidden_folders(submission_paths: list[Path], outputs: list[Path | None]) -> 
 
 
 def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits = Limits(),
-              jobs: int = 1, id_pattern: str | None = None, outputs: list[Path | None] = (), log=print) -> tuple[str, list[dict], list[dict]]:
+              jobs: int = 1, id_pattern: str | None = None, outputs: list[Path | None] = (), log=print,
+              overridden: set[str] = frozenset()) -> tuple[str, list[dict], list[dict]]:
     """Grade every submission -> (assignment name, rows sorted by student, questions). Rows: see `grade_one`."""
     name, zip_path, questions_json = find_build(assignment, dist)
     questions = question_list(zip_path, questions_json)
+    limits = grading_limits(questions_json, limits, overridden)
     files = collect(submissions)
     if not files:
         raise SystemExit("no .ipynb submissions found")
@@ -286,7 +296,8 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
     for f, who in ids.items():
         seen.setdefault(who, []).append(f)
     mode = detect_mode()
-    log(f"grading {len(files)} submission(s) of {name}; containment: {mode.name} ({mode.reason})")
+    log(f"grading {len(files)} submission(s) of {name}; containment: {mode.name} ({mode.reason}); limits: "
+        f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, {limits.memory_bytes / 2**30:g} GB")
     hide = hidden_folders(list(map(Path, submissions)), list(outputs))
     rows: list[dict] = []
 
@@ -318,16 +329,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every result to this JSON file (teachers only)")
     parser.add_argument("--id-pattern", help="regex with a group named id, matched against each file name")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
-    parser.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds, metavar="SECONDS",
-                        help=f"interrupt a cell after this long and carry on (default {Limits.cell_seconds})")
-    parser.add_argument("--timeout", type=int, default=Limits.submission_seconds, metavar="SECONDS",
-                        help=f"stop grading one submission after this long (default {Limits.submission_seconds})")
+    parser.add_argument("--cell-timeout", type=int, metavar="SECONDS",
+                        help=f"interrupt a cell after this long and carry on (default {Limits.cell_seconds}, or the "
+                             "assignment's grading.json)")
+    parser.add_argument("--timeout", type=int, metavar="SECONDS",
+                        help=f"stop grading one submission after this long (default {Limits.submission_seconds}, or "
+                             "the assignment's grading.json)")
     parser.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
                         help=f"address-space limit per submission (default {Limits.memory_bytes / 2**30:g})")
     args = parser.parse_args(argv)
 
-    limits = Limits(cell_seconds=args.cell_timeout, submission_seconds=args.timeout,
-                    memory_bytes=int(args.memory_gb * 2**30))
+    limits = Limits(cell_seconds=args.cell_timeout or Limits.cell_seconds,
+                    submission_seconds=args.timeout or Limits.submission_seconds, memory_bytes=int(args.memory_gb * 2**30))
+    overridden = {k for k, v in (("cell_seconds", args.cell_timeout), ("submission_seconds", args.timeout)) if v}
     try:
         find_build(args.assignment, args.dist)
     except FileNotFoundError as e:
@@ -335,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     name, rows, questions = grade_all(args.assignment, args.submissions, dist=args.dist, limits=limits,
                                       jobs=args.jobs, id_pattern=args.id_pattern,
-                                      outputs=[args.feedback, args.csv.parent if args.csv else None])
+                                      outputs=[args.feedback, args.csv.parent if args.csv else None],
+                                      overridden=overridden)
     manual = read_manual(args.manual, name, questions)
     print(f"\n{score_table(rows, questions)}\n\n{len(rows)} submission(s) in {time.perf_counter() - start:.0f} s")
     if args.csv:

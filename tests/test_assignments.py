@@ -42,6 +42,22 @@ CASES = {
                       ("return layers * batch * heads * n * n * bytes_per_value", "return batch * heads * n * n * bytes_per_value")),
                      {"q1": 3, "q2": 4 / 3, "q3": 0, "q4": 1}),
     },
+    "decoder_attention": {  # graded with the CI budget of tests/_classroom.py: the training test only runs
+        "solution": ((), {"q1": 2, "q2": 4, "q3": 2}),
+        "untouched": (None, {"q1": 0, "q2": 0, "q3": 0}),
+        # tanh after v (all of q1); no mask in Bahdanau's step (its public step test and the padded-batch test);
+        # Luong's step attends with s_prev (all of q3)
+        "mistakes": ((("features = torch.tanh((query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :])",
+                       "features = (query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :]"),
+                      ("return features @ v", "return torch.tanh(features @ v)"),
+                      ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}", "enc_outputs, enc_outputs, mask=None)"),
+                      ("self.scorer(s[:, None, :], enc_outputs", "self.scorer(s_prev[:, None, :], enc_outputs")),
+                     {"q1": 0, "q2": 2, "q3": 0}),
+        # the context never reaches Bahdanau's cell: the step and padded-batch tests fail, the rest holds
+        "no_context_in_cell": ((("s = self.cell(torch.cat([y_emb, context], dim=-1), s_prev)",
+                                 "s = self.cell(torch.cat([y_emb, torch.zeros_like(context)], dim=-1), s_prev)"),),
+                               {"q1": 2, "q2": 2, "q3": 2}),
+    },
     "attention_by_hand": {
         "solution": ((), {"q1": 2, "q2": 3, "q3": 3, "q4": 5}),
         "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
@@ -63,6 +79,9 @@ CASES = {
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
     "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5", "padding position got weight"],
                                "scaled": ["finishes at position 0", "no division by √d here"]},
+    "decoder_attention": {"mistakes": ["the tanh comes before the product with v", "padding positions got weight",
+                                       "Luong&#x27;s query is the current state s_t"],
+                          "no_context_in_cell": ["the context goes into the cell&#x27;s input"]},
     "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
                              "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
     "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum", "True means may attend"],
