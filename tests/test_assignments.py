@@ -137,11 +137,18 @@ def test_student_version_has_no_solutions_and_no_hidden_tests(name):
     assert not leaked, f"secret lines in the student notebook: {leaked}"
     answers = [c for c in code if "otter_answer_cell" in c.metadata.get("tags", [])]
     assert answers and all("..." in c.source for c in answers)
-    for cell in answers:  # every function students write is left as: docstring, then ...
-        for fn in [n for n in ast.parse(cell.source).body if isinstance(n, ast.FunctionDef)]:
-            body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-                                                 and isinstance(n.value.value, str))]
-            assert [ast.unparse(n) for n in body] == ["..."], f"{fn.name} is not left as ... for students"
+    def left_out(fn):
+        body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                                             and isinstance(n.value.value, str))]
+        return [ast.unparse(n) for n in body[-1:]] == ["..."]  # given lines (e.g. unpacking shapes), then ...
+
+    for cell in answers:  # every function students write ends in ...; a class has at least one such method
+        for node in ast.parse(cell.source).body:
+            if isinstance(node, ast.FunctionDef):
+                assert left_out(node), f"{node.name} is not left as ... for students"
+            elif isinstance(node, ast.ClassDef):
+                methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+                assert any(left_out(m) for m in methods), f"no method of {node.name} is left as ... for students"
     assert not (built(name) / "student" / "tests").exists()
     assert all(not c.get("outputs") and c.execution_count is None for c in code)
     assert "import otter" in code[0].source and nb.metadata["otter"]["assignment_name"] == name
