@@ -2,6 +2,7 @@
 the hidden tests, and grading gives a solution full marks, an untouched notebook zero, and notebooks with deliberate
 mistakes exactly the points of the tests those mistakes do not break (no cascading from one question to the next)."""
 import ast
+import html
 import re
 
 import nbformat
@@ -67,10 +68,6 @@ CASES = {
                       ("shifted = x - x.max(dim=-1, keepdim=True).values", "shifted = x"),
                       ('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))')),
                      {"q1": 2, "q2": 1, "q3": 0, "q4": 2}),
-        # softmax over the wrong axis: only q2 pays; attend and masked_attend are graded with the reference softmax
-        "wrong_axis": ((("x.max(dim=-1, keepdim=True)", "x.max(dim=0, keepdim=True)"),
-                        ("e.sum(dim=-1, keepdim=True)", "e.sum(dim=0, keepdim=True)")),
-                       {"q1": 2, "q2": 0, "q3": 3, "q4": 5}),
         # the issue's "single missing ) in q2": a SyntaxError leaves stable_softmax undefined; it used to cost 9 of 12
         "missing_paren": ((("return e / e.sum(dim=-1, keepdim=True)", "return e / e.sum(dim=-1, keepdim=True"),),
                           {"q1": 2, "q2": 0, "q3": 3, "q4": 5}),
@@ -85,7 +82,7 @@ MESSAGES = {  # words the public tests must say for a mistake: submission -> phr
     "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
                              "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
     "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum", "True means may attend"],
-                          "wrong_axis": ["sum to 1 along the last (key) axis"]},
+                          "missing_paren": ["q2: your code raised NameError: name &#x27;stable_softmax&#x27; is not defined"]},
 }
 
 
@@ -173,6 +170,11 @@ def test_grading_gives_exactly_the_points_earned(name, tmp_path):
     total = sum(possible.values())
     got = sum(CASES[name]["solution"][1].values())  # the written questions are not in the table
     assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table
+    hidden = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")["hidden_test"]
+    for sub in CASES[name]:  # feedback is safe to send: no hidden-test source, no raw traceback
+        page = html.unescape((tmp_path / "feedback" / name / f"{sub}.html").read_text())
+        assert not [line for line in hidden if line in page], f"{sub}: hidden-test source in the feedback"
+        assert "Traceback" not in page and 'File "' not in page, f"{sub}: a raw traceback in the feedback"
     for sub, phrases in MESSAGES.get(name, {}).items():
         page = (tmp_path / "feedback" / name / f"{sub}.html").read_text()
         for phrase in phrases:
