@@ -112,7 +112,7 @@ def autograder_zip(build_dir: Path) -> Path:
 
 
 def build(name: str, out: Path = DIST, run_tests: bool = True) -> Path:
-    """Run `otter assign` on one master notebook into `<out>/<name>/` (replacing an earlier build); returns that folder."""
+    """Run `otter assign` on one master into `<out>/<name>/` (replacing an earlier build); returns that folder."""
     table = masters()
     if name not in table:
         raise SystemExit(f"unknown assignment {name!r}; known: {', '.join(table) or 'none'}")

@@ -27,7 +27,7 @@ TEST = "test_q2_learns_long_sentences"
 
 
 def master_namespace(name: str = "decoder_attention") -> dict:
-    """Execute the master's setup and solution code (no tests, no raw cells) -> its namespace, plus the test function."""
+    """Execute the master's setup and solution code and the training test's definition -> the namespace."""
     nb = nbformat.read(masters()[name], as_version=4)
     namespace: dict = {}
     block = None
@@ -39,7 +39,8 @@ def master_namespace(name: str = "decoder_attention") -> dict:
             continue
         if cell.cell_type != "code" or (block == "TESTS" and f"def {TEST}(" not in cell.source):
             continue
-        source = "\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "print(f\"{translator")))
+        skip = ("%", 'print(f"{translator')
+        source = "\n".join(line for line in cell.source.splitlines() if not line.startswith(skip))
         if block == "TESTS":
             source = source.split(f"\n{TEST}(")[0]  # the definition, not the call
         exec(compile(source, f"<{name} master>", "exec"), namespace)  # noqa: S102 - the teacher's own master

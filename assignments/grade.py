@@ -164,7 +164,8 @@ def score_table(rows: list[dict], questions: list[dict]) -> str:
     widths = [max(len(str(row[i])) for row in [header, *lines]) for i in range(len(header))]
 
     def fmt(row):
-        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        cells = enumerate(zip(row, widths, strict=True))
+        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in cells)
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])
 
 
@@ -281,13 +282,13 @@ def hidden_folders(submission_paths: list[Path], outputs: list[Path | None]) -> 
     return sorted(folders)
 
 
-def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits = Limits(),
+def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits | None = None,
               jobs: int = 1, id_pattern: str | None = None, outputs: list[Path | None] = (), log=print,
               overridden: set[str] = frozenset()) -> tuple[str, list[dict], list[dict]]:
     """Grade every submission -> (assignment name, rows sorted by student, questions). Rows: see `grade_one`."""
     name, zip_path, questions_json = find_build(assignment, dist)
     questions = question_list(zip_path, questions_json)
-    limits = grading_limits(questions_json, limits, overridden)
+    limits = grading_limits(questions_json, limits or Limits(), overridden)
     files = collect(submissions)
     if not files:
         raise SystemExit("no .ipynb submissions found")
@@ -297,7 +298,8 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
         seen.setdefault(who, []).append(f)
     mode = detect_mode()
     log(f"grading {len(files)} submission(s) of {name}; containment: {mode.name} ({mode.reason}); limits: "
-        f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, {limits.memory_bytes / 2**30:g} GB")
+        f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, "
+        f"{limits.memory_bytes / 2**30:g} GB")
     hide = hidden_folders(list(map(Path, submissions)), list(outputs))
     rows: list[dict] = []
 
@@ -324,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", nargs="+", help="submission notebooks and/or folders of them")
     parser.add_argument("--dist", type=Path, default=DIST, help="where assignments.build wrote the assignments")
     parser.add_argument("--csv", type=Path, help="the course-wide gradebook CSV to create or update")
-    parser.add_argument("--manual", type=Path, help="a CSV of written-question scores: student,assignment,question,points")
+    parser.add_argument("--manual", type=Path,
+                        help="a CSV of written-question scores: student,assignment,question,points")
     parser.add_argument("--feedback", type=Path, help="write DIR/<assignment>/<student>.html, safe to send")
     parser.add_argument("--json", type=Path, help="write every result to this JSON file (teachers only)")
     parser.add_argument("--id-pattern", help="regex with a group named id, matched against each file name")
@@ -340,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     limits = Limits(cell_seconds=args.cell_timeout or Limits.cell_seconds,
-                    submission_seconds=args.timeout or Limits.submission_seconds, memory_bytes=int(args.memory_gb * 2**30))
+                    submission_seconds=args.timeout or Limits.submission_seconds,
+                    memory_bytes=int(args.memory_gb * 2**30))
     overridden = {k for k, v in (("cell_seconds", args.cell_timeout), ("submission_seconds", args.timeout)) if v}
     try:
         find_build(args.assignment, args.dist)

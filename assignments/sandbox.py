@@ -73,7 +73,9 @@ def _probe(cmd: list[str]) -> str | None:
         proc = subprocess.run([*cmd, "true"], capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as e:
         return f"{cmd[0]}: {e}"
-    return None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["exit status %d" % proc.returncode])[-1]
+    if proc.returncode == 0:
+        return None
+    return (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
 
 
 def detect_mode() -> Mode:
@@ -115,7 +117,8 @@ def question_points(zip_path: Path) -> dict[str, float]:
                 points = re.search(r"^points = ([0-9.]+)", text, re.M)
                 if name:
                     table[name.group(1)] = float(points.group(1)) if points else 0.0
-    table = dict(sorted(table.items(), key=lambda kv: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", kv[0])]))
+    natural = lambda kv: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", kv[0])]  # noqa: E731
+    table = dict(sorted(table.items(), key=natural))
     if not table:
         raise ValueError(f"{zip_path} holds no tests/<question>.py files: is it an otter autograder zip?")
     return table
@@ -130,7 +133,8 @@ def _validate(report: dict, expected: dict[str, float]) -> dict:
         score, possible = entry.get("score"), entry.get("possible")
         if not all(isinstance(x, (int, float)) for x in (score, possible)) or abs(possible - expected[q]) > 1e-9 \
                 or not 0 <= score <= possible:
-            raise ValueError(f"{q}: score {score!r} of {possible!r} is impossible (the question is worth {expected[q]:g})")
+            raise ValueError(f"{q}: score {score!r} of {possible!r} is impossible "
+                             f"(the question is worth {expected[q]:g})")
         tests = entry.get("tests")
         if not isinstance(tests, list) or not all(isinstance(t, dict) and isinstance(t.get("name"), str)
                                                   and isinstance(t.get("passed"), bool) for t in tests):
@@ -193,7 +197,8 @@ def run_contained(notebook: Path, zip_path: Path, assignment: str, limits: Limit
             _kill_group(proc)
             for t in threads:
                 t.join(timeout=10)
-            return {"error": f"grading stopped after the time limit of {limits.submission_seconds} s for one submission"}
+            limit = limits.submission_seconds
+            return {"error": f"grading stopped after the time limit of {limit} s for one submission"}
         _kill_group(proc)  # anything the submission left running in its namespace
         for t in threads:
             t.join(timeout=10)
@@ -250,7 +255,10 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     """mount(2) through libc; raises OSError naming the target."""
     global _libc
     _libc = _libc or ctypes.CDLL(None, use_errno=True)
-    enc = lambda s: None if s is None else s.encode()
+
+    def enc(s):
+        return None if s is None else s.encode()
+
     if _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
@@ -313,7 +321,8 @@ def _limit(limits: dict) -> None:
     """Address space, CPU seconds, file size and process count for this process and the kernel it starts."""
     import resource
 
-    for what, value in ((resource.RLIMIT_AS, limits["memory_bytes"]), (resource.RLIMIT_CPU, limits["submission_seconds"]),
+    for what, value in ((resource.RLIMIT_AS, limits["memory_bytes"]),
+                        (resource.RLIMIT_CPU, limits["submission_seconds"]),
                         (resource.RLIMIT_FSIZE, limits["file_bytes"]), (resource.RLIMIT_NPROC, limits["processes"])):
         resource.setrlimit(what, (value, value))
 

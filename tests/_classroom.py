@@ -28,8 +28,8 @@ def run_module(module: str, *args, check: bool = True, env: dict | None = None) 
     proc = subprocess.run([sys.executable, "-m", f"assignments.{module}", *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT, env=env or ENV)
     if check:
-        assert proc.returncode == 0, (f"{module} {args} exited with {proc.returncode}\n--- stdout\n{proc.stdout[-4000:]}"
-                                      f"\n--- stderr\n{proc.stderr[-4000:]}")
+        assert proc.returncode == 0, (f"{module} {args} exited with {proc.returncode}\n"
+                                      f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}")
     return proc
 
 

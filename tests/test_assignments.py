@@ -34,13 +34,16 @@ CASES = {
         "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
         # heads split without the transpose: q1's split tests only; multi_head_attention is graded with the
         # reference split_heads, so q2 keeps its points
-        "no_transpose": ((("return per_head.transpose(1, 2)", "return X.reshape(batch, n_heads, n, d_model // n_heads)"),),
+        "no_transpose": ((("return per_head.transpose(1, 2)",
+                           "return X.reshape(batch, n_heads, n, d_model // n_heads)"),),
                          {"q1": 1, "q2": 4, "q3": 2, "q4": 3}),
         # √d_model instead of √d_head (q2 keeps only the padding test), j >= i (all of q3), layers forgotten (q4's
         # formula tests; the case's numbers are still right)
         "mistakes": ((("math.sqrt(Q.shape[-1])", "math.sqrt(X.shape[-1])"),
-                      ("causal = positions[None, :] <= positions[:, None]", "causal = positions[None, :] >= positions[:, None]"),
-                      ("return layers * batch * heads * n * n * bytes_per_value", "return batch * heads * n * n * bytes_per_value")),
+                      ("causal = positions[None, :] <= positions[:, None]",
+                       "causal = positions[None, :] >= positions[:, None]"),
+                      ("return layers * batch * heads * n * n * bytes_per_value",
+                       "return batch * heads * n * n * bytes_per_value")),
                      {"q1": 3, "q2": 4 / 3, "q3": 0, "q4": 1}),
     },
     "decoder_attention": {  # graded with the CI budget of tests/_classroom.py: the training test only runs
@@ -51,7 +54,8 @@ CASES = {
         "mistakes": ((("features = torch.tanh((query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :])",
                        "features = (query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :]"),
                       ("return features @ v", "return torch.tanh(features @ v)"),
-                      ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}", "enc_outputs, enc_outputs, mask=None)"),
+                      ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}",
+                       "enc_outputs, enc_outputs, mask=None)"),
                       ("self.scorer(s[:, None, :], enc_outputs", "self.scorer(s_prev[:, None, :], enc_outputs")),
                      {"q1": 0, "q2": 2, "q3": 0}),
         # the context never reaches Bahdanau's cell: the step and padded-batch tests fail, the rest holds
@@ -64,7 +68,8 @@ CASES = {
         "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
         # three independent bugs, each costing exactly what it breaks: forgotten 1/√d_k (all of q3), no max
         # subtraction (q2's overflow test and its hidden test), an inverted mask in masked_attend (its three tests)
-        "mistakes": ((("stable_softmax(attention_scores(Q, K) / math.sqrt(d_k))", "stable_softmax(attention_scores(Q, K))"),
+        "mistakes": ((("stable_softmax(attention_scores(Q, K) / math.sqrt(d_k))",
+                       "stable_softmax(attention_scores(Q, K))"),
                       ("shifted = x - x.max(dim=-1, keepdim=True).values", "shifted = x"),
                       ('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))')),
                      {"q1": 2, "q2": 1, "q3": 0, "q4": 2}),
@@ -74,15 +79,18 @@ CASES = {
     },
 }
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
-    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5", "padding position got weight"],
+    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5",
+                                            "padding position got weight"],
                                "scaled": ["finishes at position 0", "no division by √d here"]},
     "decoder_attention": {"mistakes": ["the tanh comes before the product with v", "padding positions got weight",
                                        "Luong&#x27;s query is the current state s_t"],
                           "no_context_in_cell": ["the context goes into the cell&#x27;s input"]},
     "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
                              "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
-    "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum", "True means may attend"],
-                          "missing_paren": ["q2: your code raised NameError: name &#x27;stable_softmax&#x27; is not defined"]},
+    "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum",
+                                       "True means may attend"],
+                          "missing_paren": ["q2: your code raised NameError: "
+                                            "name &#x27;stable_softmax&#x27; is not defined"]},
 }
 
 

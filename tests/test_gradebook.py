@@ -97,7 +97,8 @@ def test_feedback_shows_public_messages_escaped_and_never_hidden_ones():
      "not defined", "your code raised NameError: name 'attend' is not defined"),
     ("Traceback (most recent call last):\n  File \"t.py\", line 9\nAssertionError: the mask is inverted",
      "the mask is inverted"),
-    ("Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError: too big", "your code raised OutOfMemoryError: too big"),
+    ("Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError: too big",
+     "your code raised OutOfMemoryError: too big"),
 ])
 def test_an_exception_becomes_one_line(message, expected):
     assert _one_line(message) == expected

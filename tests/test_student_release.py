@@ -93,7 +93,8 @@ def _pins(path):
 def test_binder_pins_agree_with_requirements_and_torch_is_the_cpu_build():
     course, binder = _pins(ROOT / "requirements.txt"), _pins(ROOT / "binder" / "requirements.txt")
     assert binder.pop("torch") == course["torch"] + "+cpu"
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (ROOT / "binder" / "requirements.txt").read_text()
+    index = "--extra-index-url https://download.pytorch.org/whl/cpu"
+    assert index in (ROOT / "binder" / "requirements.txt").read_text()
     assert binder and all(course.get(name) == version for name, version in binder.items()), binder
     assert {"jupyterlab", "ipywidgets", "otter-grader", "matplotlib"} <= set(binder)
     post = ROOT / "binder" / "postBuild"
