@@ -58,7 +58,7 @@ def _cell_lines(cell) -> list[str]:
     return lines
 
 
-def secret_lines(master: Path) -> dict[str, set[str]]:
+def secret_lines(master: Path, with_public: bool = False) -> dict[str, set[str]]:
     """The lines of a master that students must never see, stripped: {"solution": ..., "hidden_test": ...}.
 
     Solution lines are those between `# BEGIN SOLUTION` / `# END SOLUTION` comment lines and those ending in
@@ -66,7 +66,7 @@ def secret_lines(master: Path) -> dict[str, set[str]]:
     `# HIDDEN`, also as otter rewrites them into the autograder's test files. Left out: trivial lines (`TRIVIAL`:
     blank, brackets and punctuation alone, `...`, `pass`, `else:`, `try:`, `finally:`, a bare `return`, the marker
     comments, plain import lines) and lines that the master also shows students (its task text, given code and
-    public tests), which are public by design."""
+    public tests), which are public by design; `with_public=True` also returns those under "public"."""
     secret: dict[str, set[str]] = {"solution": set(), "hidden_test": set()}
     public: set[str] = set()
     block = None
@@ -94,7 +94,8 @@ def secret_lines(master: Path) -> dict[str, set[str]]:
                     public.add(line.strip())
         else:
             public.update(ln.strip() for ln in cell.source.splitlines())
-    return {kind: {ln for ln in lines - public if not TRIVIAL.match(ln)} for kind, lines in secret.items()}
+    out = {kind: {ln for ln in lines - public if not TRIVIAL.match(ln)} for kind, lines in secret.items()}
+    return out | {"public": public} if with_public else out
 
 
 def otter_command(*args: str) -> list[str]:
