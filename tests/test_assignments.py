@@ -77,7 +77,7 @@ CASES = {
     },
 }
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
-    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "weights summing to 1.5 should raise",
+    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5",
                                             "padding position got weight"],
                                "scaled": ["finishes at position 0", "no division by √d here"]},
     "decoder_attention": {"mistakes": ["the tanh comes before the product with v", "padding positions got weight",
@@ -85,3 +85,103 @@ MESSAGES = {  # words the public tests must say for a mistake: submission -> phr
                           "no_context_in_cell": ["the context goes into the cell&#x27;s input"]},
     "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
                              "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
+    "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum",
+                                       "True means may attend"],
+                          "missing_paren": ["q2: stable_softmax should be a function",
+                                            "q2: your code raised TypeError"]},
+}
+
+
+def test_every_assignment_has_a_case_table_and_a_written_question():
+    assert set(CASES) <= set(masters()), f"cases for unknown assignments: {set(CASES) - set(masters())}"
+    for name, master in masters().items():
+        table = question_table(master)
+        auto = [q for q in table if not q["manual"]]
+        assert auto and all(q["points"] > 0 for q in table), table
+        if name in CASES:
+            assert set(CASES[name]["solution"][1]) == {q["name"] for q in auto}
+
+
+@pytest.mark.parametrize("name", sorted(masters()))
+def test_master_has_public_and_hidden_tests_and_a_rubric(name):
+    """Every auto-graded question has a public and a hidden test; every written one a rubric in the master."""
+    nb = nbformat.read(masters()[name], as_version=4)
+    question, block, tests, manual = None, None, {}, {}
+    for cell in nb.cells:
+        head = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "raw" and head.startswith("# BEGIN QUESTION"):
+            question = re.search(r"name:\s*(\w+)", cell.source).group(1)
+            tests[question] = {"public": 0, "hidden": 0}
+            manual[question] = "manual: true" in cell.source
+        elif cell.cell_type == "raw" and head.startswith("# BEGIN"):
+            block = head.split()[2]
+        elif cell.cell_type == "raw" and head.startswith("# END"):
+            block = None
+        elif block == "TESTS":
+            tests[question]["hidden" if head.lower().startswith("# hidden") else "public"] += 1
+        elif block == "SOLUTION" and manual.get(question) and cell.cell_type == "markdown":
+            assert "rubric" in cell.source.lower(), f"{name} {question}: the written answer has no rubric"
+    for q, counts in tests.items():
+        if not manual[q]:
+            assert counts["public"] and counts["hidden"], f"{name} {q}: {counts}"
+    secrets = secret_lines(masters()[name])
+    assert len(secrets["solution"]) >= 5 and len(secrets["hidden_test"]) >= 5, secrets
+
+
+@SLOW
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_student_version_has_no_solutions_and_no_hidden_tests(name):
+    path = built(name) / "student" / f"{name}.ipynb"
+    nb, text = student(name), path.read_text()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    shown = {line.strip() for c in nb.cells for line in c.source.splitlines()}
+    secrets = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")
+    leaked = [line for kind in secrets.values() for line in kind if line in shown or line in text]
+    assert not leaked, f"secret lines in the student notebook: {leaked}"
+    answers = [c for c in code if "otter_answer_cell" in c.metadata.get("tags", [])]
+    assert answers and all("..." in c.source for c in answers)
+    def left_out(fn):
+        body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                                             and isinstance(n.value.value, str))]
+        return [ast.unparse(n) for n in body[-1:]] == ["..."]  # given lines (e.g. unpacking shapes), then ...
+
+    for cell in answers:  # every function students write ends in ...; a class has at least one such method
+        for node in ast.parse(cell.source).body:
+            if isinstance(node, ast.FunctionDef):
+                assert left_out(node), f"{node.name} is not left as ... for students"
+            elif isinstance(node, ast.ClassDef):
+                methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+                assert any(left_out(m) for m in methods), f"no method of {node.name} is left as ... for students"
+    assert not (built(name) / "student" / "tests").exists()
+    assert all(not c.get("outputs") and c.execution_count is None for c in code)
+    assert "import otter" in code[0].source and nb.metadata["otter"]["assignment_name"] == name
+
+
+@SLOW
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_grading_gives_exactly_the_points_earned(name, tmp_path):
+    subs = tmp_path / "submissions"
+    subs.mkdir()
+    for sub, (replacements, _) in CASES[name].items():
+        nb = student(name) if replacements is None else mutate(solution(name), *replacements)
+        nbformat.write(nb, subs / f"{sub}.ipynb")
+    rows, report, table = grade(name, subs, tmp_path, "--jobs", "2", "--feedback", tmp_path / "feedback")
+    assert set(rows) == set(CASES[name])
+    possible = {q["name"]: q["points"] for q in report["questions"] if not q["manual"]}
+    for sub, (_, expected) in CASES[name].items():
+        row = rows[sub]
+        assert row["error"] is None, (sub, row["error"])
+        assert {q: v["possible"] for q, v in row["questions"].items()} == possible
+        assert scores(row) == pytest.approx(expected, abs=1e-9), f"{sub}: got {scores(row)}, expected {expected}"
+    total = sum(possible.values())
+    got = sum(CASES[name]["solution"][1].values())  # the written questions are not in the table
+    assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table
+    hidden = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")["hidden_test"]
+    for sub in CASES[name]:  # feedback is safe to send: no hidden-test source, no raw traceback
+        page = html.unescape((tmp_path / "feedback" / name / f"{sub}.html").read_text())
+        assert not [line for line in hidden if line in page], f"{sub}: hidden-test source in the feedback"
+        assert "Traceback" not in page and 'File "' not in page, f"{sub}: a raw traceback in the feedback"
+    for sub, phrases in MESSAGES.get(name, {}).items():
+        page = (tmp_path / "feedback" / name / f"{sub}.html").read_text()
+        for phrase in phrases:
+            assert phrase in page or phrase.replace("'", "&#x27;") in page, f"{sub}: {phrase!r} not in its feedback"
