@@ -48,7 +48,7 @@ def main() -> int:
     print(proc.stdout.splitlines()[0])
     print(f"{args.n} submissions of {args.assignment}, {args.jobs} at a time: {wall:.0f} s wall "
           f"({wall / args.n:.1f} s per submission); exit status {proc.returncode}; cores {os.cpu_count()}, "
-          f"load average before {os.getloadavg()[0]:.1f}")
+          f"load average at the end {os.getloadavg()[0]:.1f}")
     return proc.returncode
 
 
