@@ -249,6 +249,14 @@ def grade_in_this_process(notebook: Path, zip_path: Path, cell_seconds: int):
 
 _libc = None
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
+# statvfs flag -> mount flag of the flags a user namespace may not clear on a remount
+_KEPT = {2: 2, 4: 4, 8: 8, 1024: 1024, 2048: 2048, 4096: 1 << 21}  # nosuid nodev noexec noatime nodiratime relatime
+
+
+def _kept_flags(path: str) -> int:
+    """The mount flags of `path`'s mount that a bind remount must repeat."""
+    flags = os.statvfs(path).f_flag
+    return sum(ms for st, ms in _KEPT.items() if flags & st)
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
@@ -299,7 +307,7 @@ def _isolate_filesystem(workdir: Path, keep: list[Path], hide: list[Path], drop_
         if mp.startswith(("/proc", "/sys", "/dev")):
             continue
         try:
-            _mount(None, mp, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+            _mount(None, mp, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _kept_flags(mp))
         except OSError as e:
             notes.append(str(e))
     for cover in sorted(covers, key=lambda p: len(p.parts)):
@@ -309,7 +317,7 @@ def _isolate_filesystem(workdir: Path, keep: list[Path], hide: list[Path], drop_
             k.mkdir(parents=True, exist_ok=True)
             _mount(f"/proc/self/fd/{fd}", str(k), None, MS_BIND | MS_REC)
         if k == workdir:  # a bind copies the source mount's read-only flag: the grading folder must stay writable
-            _mount(None, str(k), None, MS_REMOUNT | MS_BIND)
+            _mount(None, str(k), None, MS_REMOUNT | MS_BIND | _kept_flags(str(k)))
         os.close(fd)
     for p in sorted({p for k in keep for p in k.parents if any(c == p or c in p.parents for c in covers)}):
         with contextlib.suppress(OSError):

@@ -77,7 +77,7 @@ CASES = {
     },
 }
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
-    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "row sum 1.5",
+    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "weights summing to 1.5 should raise",
                                             "padding position got weight"],
                                "scaled": ["finishes at position 0", "no division by √d here"]},
     "decoder_attention": {"mistakes": ["the tanh comes before the product with v", "padding positions got weight",
