@@ -26,7 +26,8 @@ CASES = {
                      {"q1": 0, "q2": 1, "q3": 0}),
         # backward state taken at the end, scores scaled by √d: q1 and q3 lost, q2 untouched
         "scaled": ((("backward_states[:, 0]", "backward_states[:, -1]"),
-                    ("scores = queries @ states.transpose(1, 2)", "scores = queries @ states.transpose(1, 2) / 2")),
+                    ("scores = queries @ states.transpose(1, 2)",
+                     "scores = queries @ states.transpose(1, 2) / queries.shape[-1] ** 0.5")),
                    {"q1": 0, "q2": 2, "q3": 0}),
     },
     "transformer_and_cost": {
