@@ -10,7 +10,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
 
-.PHONY: help install lab lint test test-fast execute bench assignments grade clean zh zh-extract
+.PHONY: help install lab lint test test-fast execute bench assignments student-release grade clean zh zh-extract
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
@@ -22,7 +22,8 @@ help:
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
-	@echo "make grade A=attention_by_hand S='subs/*.ipynb'  grade submissions without Docker"
+	@echo "make student-release DEST=../class-repo  the course without masters, solutions or hidden tests"
+	@echo "make grade A=attention_by_hand S=submissions/attention_by_hand CSV=grades/gradebook.csv FEEDBACK=feedback"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +40,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: $(STAMP) lint
+	@test -d tests || { echo "tests/ is not part of the student release: make test is a teachers' and authors' target"; exit 0; }
 	$(BIN)/python -m pytest -rs $(XDIST) $(NBVAL) tests notebooks
 
 test-fast: $(STAMP)
@@ -57,11 +59,18 @@ zh-extract: $(STAMP)
 bench: $(STAMP)
 	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
+GRADE_JOBS ?= 2
+
 assignments: $(STAMP)
-	$(BIN)/python assignments/build.py
+	$(BIN)/python -m assignments.build
+
+student-release: $(STAMP)
+	@test -n "$(DEST)" || { echo "usage: make student-release DEST=../class-repo [FORCE=1]"; exit 2; }
+	$(BIN)/python -m assignments.release $(DEST) $(if $(FORCE),--force,)
 
 grade: $(STAMP)
-	$(BIN)/python assignments/grade.py $(A) $(S)
+	@test -n "$(A)" -a -n "$(S)" || { echo "usage: make grade A=attention_by_hand S=submissions/attention_by_hand [CSV=grades/gradebook.csv] [FEEDBACK=feedback] [MANUAL=grades/manual.csv]"; exit 2; }
+	$(BIN)/python -m assignments.grade $(A) $(S) $(if $(CSV),--csv $(CSV),) $(if $(FEEDBACK),--feedback $(FEEDBACK),) $(if $(MANUAL),--manual $(MANUAL),) --jobs $(GRADE_JOBS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

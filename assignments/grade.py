@@ -1,55 +1,75 @@
-"""Grade submissions with `otter run` (no Docker needed) and print a per-question score table.
+"""Grade a folder of submissions in contained child processes; write a course gradebook and safe feedback.
 
-    python assignments/grade.py attention_by_hand submissions/                  # every .ipynb in the folder
-    python assignments/grade.py attention_by_hand alice.ipynb bob.ipynb --csv grades.csv --feedback feedback/
+    python -m assignments.grade attention_by_hand submissions/                       # print the score table
+    python -m assignments.grade attention_by_hand submissions/ --csv gradebook.csv --feedback feedback/
+    python -m assignments.grade attention_by_hand submissions/ --csv gradebook.csv --manual manual.csv
 
-ASSIGNMENT is an assignment name (its autograder zip is looked up in assignments/dist/<name>/autograder/,
-so build it first with `python assignments/build.py`), a built folder, or an autograder zip.
-Each submission is re-executed top to bottom in a fresh kernel of this Python (the course venv), then every
-public and hidden test runs: the same as `otter run -a <autograder zip> <submission.ipynb>`, once per file.
+ASSIGNMENT is an assignment name (its build is looked up in assignments/dist/<name>/: run
+`python -m assignments.build` first), a built folder, or an autograder zip. Each submission is copied into its own
+temporary folder under its canonical name (so `attention_by_hand (1).ipynb` grades normally), re-executed top to
+bottom in a fresh kernel inside a contained child process (see assignments/sandbox.py: own HOME, no network, user
+nobody, time and memory limits), and scored by every public and hidden test. Only this parent process writes
+grades, the gradebook and the feedback.
+
+- `--csv FILE`: the course-wide gradebook, one row per student, a column per question (`<assignment>.<q>`) and per
+  assignment (`<assignment>.total`); grading another assignment into the same file adds its columns and keeps
+  the others. Written questions (`manual: true` in the master) get their points from `--manual FILE`, a CSV with
+  the columns `student,assignment,question,points`.
+- `--feedback DIR`: `DIR/<assignment>/<student>.html` per student: points per question, the public tests'
+  messages, hidden tests as passed/failed only (never their source or message), errors as one line.
+- Student ids: `--id-pattern REGEX` (a group named `id`, matched against the file name), else the file name
+  without the assignment's name, LMS copy suffixes such as " (1)" and separators; a file named just like the
+  assignment takes its folder's name. Two files with one id are both refused.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
+import concurrent.futures
 import csv
-import importlib.util
+import html
 import json
-import os
 import re
 import sys
-import tempfile
+import time
 from pathlib import Path
 
 import nbformat
 
-
-def _load_build_script():
-    """The sibling build.py as a module (loaded by path: `build` is also the name of a PyPI package)."""
-    spec = importlib.util.spec_from_file_location("assignments_build", Path(__file__).resolve().parent / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # no __pycache__ in assignments/
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = write_bytecode
-    return module
-
-
-_build = _load_build_script()
-DIST, autograder_zip = _build.DIST, _build.autograder_zip
+from assignments.build import DIST, HERE, autograder_zip
+from assignments.sandbox import Limits, Mode, detect_mode, question_points, run_contained
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+MANUAL_COLUMNS = ["student", "assignment", "question", "points"]
 
 
-def find_autograder(assignment: str, dist: Path = DIST) -> Path:
-    """The autograder zip for an assignment name, a built folder (`dist/<name>`), or a zip path."""
+def find_build(assignment: str, dist: Path = DIST) -> tuple[str, Path, Path | None]:
+    """(assignment name, autograder zip, questions.json or None) for a name, a built folder or a zip path."""
     path = Path(assignment)
     if path.suffix == ".zip" and path.is_file():
-        return path
-    if (path / "autograder").is_dir():
-        return autograder_zip(path)
-    return autograder_zip(Path(dist) / assignment)
+        name = re.sub(r"-autograder_.*$", "", path.stem)
+        folder = path.parent.parent
+    elif (path / "autograder").is_dir():
+        name, folder = path.name, path
+    else:
+        name, folder = assignment, Path(dist) / assignment
+    zip_path = path if path.suffix == ".zip" else autograder_zip(folder)
+    questions = folder / "questions.json"
+    return name, zip_path, questions if questions.is_file() else None
+
+
+def grading_limits(questions_json: Path | None, base: Limits, overridden: set[str] = frozenset()) -> Limits:
+    """The assignment's own limits (`assignments/<name>/grading.json`, copied by the build) where not overridden."""
+    import dataclasses
+
+    own = json.loads(questions_json.read_text()).get("grading", {}) if questions_json else {}
+    return dataclasses.replace(base, **{k: int(v) for k, v in own.items() if k not in overridden})
+
+
+def question_list(zip_path: Path, questions_json: Path | None) -> list[dict]:
+    """Every question [{"name", "points", "manual"}]: from the build's questions.json, else the zip's tests."""
+    if questions_json:
+        return json.loads(questions_json.read_text())["questions"]
+    return [{"name": q, "points": p, "manual": False} for q, p in question_points(zip_path).items()]
 
 
 def collect(paths: list[str | Path]) -> list[Path]:
@@ -65,71 +85,52 @@ def collect(paths: list[str | Path]) -> list[Path]:
     return found
 
 
-@contextlib.contextmanager
-def _quiet_stderr():
-    """Send file descriptor 2 (the kernel's start-up warnings) to a temp file; yields a function reading it."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield lambda: (sink.seek(0), sink.read().decode(errors="replace"))[1]
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
+def student_id(path: Path, assignment: str, pattern: str | None = None) -> str:
+    """The student's id from a submission's file name (see the module docstring)."""
+    if pattern:
+        m = re.search(pattern, path.name)
+        if not m:
+            raise ValueError(f"--id-pattern {pattern!r} does not match the file name {path.name!r}")
+        return m.group("id") if "id" in m.re.groupindex else m.group(1 if m.re.groups else 0)
+    stem = re.sub(r"\s*\(\d+\)$", "", path.stem)            # LMS copies: "name (1)"
+    stem = re.sub(re.escape(assignment), "", stem, flags=re.I)
+    stem = re.sub(r"^[\s_\-.]+|[\s_\-.]+$", "", stem)
+    return stem or path.parent.name
 
 
-@contextlib.contextmanager
-def _cell_time_limit(seconds: int):
-    """Inside: otter's notebook runs interrupt a cell after `seconds` and go on with the next (otter sets no limit)."""
-    import nbconvert.preprocessors as preprocessors
-    import traitlets
-
-    unlimited = preprocessors.ExecutePreprocessor
-
-    class TimeLimitedExecutePreprocessor(unlimited):
-        timeout = traitlets.Integer(seconds, allow_none=True).tag(config=True)
-        interrupt_on_timeout = traitlets.Bool(True).tag(config=True)
-
-    preprocessors.ExecutePreprocessor = TimeLimitedExecutePreprocessor  # otter imports it from here at each run
+def clean_copy(submission: Path, dest: Path, assignment: str) -> None:
+    """Read a submission, check it belongs to `assignment`, drop outputs, set this venv's kernel, write to `dest`."""
     try:
-        yield
-    finally:
-        preprocessors.ExecutePreprocessor = unlimited
+        nb = nbformat.read(submission, as_version=4)
+    except Exception as e:
+        raise ValueError(f"not a readable notebook ({type(e).__name__})") from None
+    found = nb.metadata.get("otter", {}).get("assignment_name")
+    if found != assignment:
+        raise ValueError(f"this notebook is not the student notebook of {assignment!r} "
+                         f"(its metadata names {found!r})")
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # run in this venv, whatever kernel the student used
+    nbformat.write(nb, dest)
 
 
-def grade_one(submission: Path, zip_path: Path, cell_timeout: int = 60) -> dict:
-    """Grade one notebook -> {"submission", "scores" {q: points}, "possible" {q: points}, "total", "out_of", "error", "feedback"}."""
-    from otter.api import grade_submission  # imported here: otter takes seconds to import
+def grade_one(submission: Path, zip_path: Path, assignment: str, limits: Limits, mode: Mode,
+              hide: list[Path] = ()) -> dict:
+    """Grade one submission -> {"submission", "questions" {q: {score, possible, tests}}, "error"}."""
+    import tempfile
 
-    row = {"submission": str(submission), "scores": {}, "possible": {}, "total": 0.0, "out_of": 0.0,
-           "error": None, "feedback": ""}
+    row = {"submission": str(submission), "questions": {}, "error": None}
     with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / submission.name
+        copy = Path(tmp) / f"{assignment}.ipynb"
         try:
-            nb = nbformat.read(submission, as_version=nbformat.NO_CONVERT)
-            nb.metadata["kernelspec"] = dict(KERNELSPEC)  # run in this venv, whatever kernel the student used
-            nbformat.write(nb, copy)
-        except Exception as e:  # noqa: BLE001 - a broken file is one bad row, not a crashed batch
-            row["error"] = f"not a readable notebook: {type(e).__name__}: {e}"
+            clean_copy(submission, copy, assignment)
+        except ValueError as e:
+            row["error"] = str(e)
             return row
-        with _quiet_stderr() as captured, _cell_time_limit(cell_timeout):
-            try:
-                results = grade_submission(str(copy), str(zip_path), quiet=True)
-            except BaseException as e:  # noqa: BLE001 - otter raises SystemExit-like errors on bad submissions
-                if isinstance(e, KeyboardInterrupt):
-                    raise
-                row["error"] = f"{type(e).__name__}: {e}".strip()
-                row["feedback"] = captured()
-                return row
-    if results.has_catastrophic_failure():
-        row["error"] = f"grading failed: {results.catastrophic_error}"
-    for name, test_file in results.results.items():
-        row["scores"][name] = float(test_file.score)
-        row["possible"][name] = float(test_file.possible)
-    row["total"], row["out_of"] = float(results.total), float(results.possible)
-    row["feedback"] = results.summary()
+        report = run_contained(copy, zip_path, assignment, limits, mode, hide)
+    row["error"] = report.get("error")
+    row["questions"] = report.get("questions", {})
     return row
 
 
@@ -137,80 +138,237 @@ def _natural(name: str):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
-def questions_of(rows: list[dict]) -> list[str]:
-    """Every question name seen, in natural order (q2 before q10)."""
-    return sorted({q for r in rows for q in r["possible"]}, key=_natural)
-
-
 def _points(x: float) -> str:
     return f"{x:g}"
 
 
-def score_table(rows: list[dict]) -> str:
-    """A plain-text table: one row per submission, one column per question ("got/max"), the total and a percentage."""
-    qs = questions_of(rows)
-    header = ["submission", *qs, "total", "%"]
+def auto_total(row: dict) -> tuple[float, float]:
+    """(points, out of) over the auto-graded questions of one graded row."""
+    qs = row["questions"].values()
+    return sum(q["score"] for q in qs), sum(q["possible"] for q in qs)
+
+
+def score_table(rows: list[dict], questions: list[dict]) -> str:
+    """Plain text: one row per student, one column per auto-graded question ("got/max"), the total and a percentage."""
+    qs = [q["name"] for q in questions if not q["manual"]]
+    out_of = sum(q["points"] for q in questions if not q["manual"])
+    header = ["student", *qs, "total", "%"]
     lines = []
     for r in rows:
-        name = Path(r["submission"]).name
-        if r["error"] and not r["possible"]:
-            lines.append([name, *["-"] * len(qs), "ERROR", r["error"].splitlines()[0][:60]])
+        if r["error"] and not r["questions"]:
+            lines.append([r["student"], *["-"] * len(qs), "ERROR", r["error"][:70]])
             continue
-        cells = [f"{_points(r['scores'][q])}/{_points(r['possible'][q])}" if q in r["possible"] else "-" for q in qs]
-        pct = 100 * r["total"] / r["out_of"] if r["out_of"] else 0.0
-        lines.append([name, *cells, f"{_points(r['total'])}/{_points(r['out_of'])}", f"{pct:.0f}"])
+        cells = [f"{_points(r['questions'][q]['score'])}/{_points(r['questions'][q]['possible'])}" for q in qs]
+        got, _ = auto_total(r)
+        lines.append([r["student"], *cells, f"{_points(got)}/{_points(out_of)}", f"{100 * got / out_of:.0f}"])
     widths = [max(len(str(row[i])) for row in [header, *lines]) for i in range(len(header))]
-    fmt = lambda row: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=False)))
+
+    def fmt(row):
+        cells = enumerate(zip(row, widths, strict=True))
+        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in cells)
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])
 
 
-def write_csv(rows: list[dict], path: Path) -> None:
-    """One line per submission: file, each question's points, total, out of, error."""
-    qs = questions_of(rows)
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["submission", *qs, "total", "out_of", "error"])
-        for r in rows:
-            w.writerow([r["submission"], *[r["scores"].get(q, "") for q in qs], r["total"], r["out_of"], r["error"] or ""])
+def read_manual(path: Path | None, assignment: str, questions: list[dict]) -> dict[str, dict[str, float]]:
+    """student -> {question: points} for this assignment's written questions, from a teacher's CSV (checked)."""
+    if not path:
+        return {}
+    manual = {q["name"]: q["points"] for q in questions if q["manual"]}
+    scores: dict[str, dict[str, float]] = {}
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames is None or not set(MANUAL_COLUMNS) <= set(reader.fieldnames):
+            raise SystemExit(f"{path} needs the columns {','.join(MANUAL_COLUMNS)}; it has {reader.fieldnames}")
+        for n, rec in enumerate(reader, 2):
+            if rec["assignment"].strip() != assignment:
+                continue
+            q, who = rec["question"].strip(), rec["student"].strip()
+            if q not in manual:
+                raise SystemExit(f"{path} line {n}: {q!r} is not a written question of {assignment} "
+                                 f"(those are {sorted(manual) or 'none'})")
+            try:
+                points = float(rec["points"])
+            except ValueError:
+                raise SystemExit(f"{path} line {n}: points {rec['points']!r} is not a number") from None
+            if not 0 <= points <= manual[q]:
+                raise SystemExit(f"{path} line {n}: {points:g} points for {q}, which is worth {manual[q]:g}")
+            scores.setdefault(who, {})[q] = points
+    return scores
+
+
+def update_gradebook(path: Path, assignment: str, rows: list[dict], questions: list[dict],
+                     manual: dict[str, dict[str, float]]) -> None:
+    """Create or update the course-wide CSV: this assignment's columns are replaced, every other column is kept."""
+    old_rows, old_columns = [], ["student"]
+    if path.is_file():
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            old_columns = list(reader.fieldnames or ["student"])
+            old_rows = list(reader)
+    mine = [f"{assignment}.{q['name']}" for q in questions] + [f"{assignment}.total", f"{assignment}.out_of",
+                                                                f"{assignment}.error"]
+    columns = [c for c in old_columns if not c.startswith(f"{assignment}.")] + mine
+    book = {r["student"]: {c: r.get(c, "") for c in columns} for r in old_rows}
+    for r in book.values():  # a re-grade replaces the whole assignment: no stale scores survive
+        r.update({c: "" for c in mine})
+    out_of = sum(q["points"] for q in questions)
+    for r in rows:
+        rec = book.setdefault(r["student"], {c: "" for c in columns})
+        rec["student"] = r["student"]
+        total = 0.0
+        for q in questions:
+            if q["manual"]:
+                value = manual.get(r["student"], {}).get(q["name"])
+            else:
+                value = r["questions"].get(q["name"], {}).get("score") if not r["error"] or r["questions"] else None
+            rec[f"{assignment}.{q['name']}"] = "" if value is None else _points(value)
+            total += value or 0.0
+        rec[f"{assignment}.total"] = "" if r["error"] and not r["questions"] else _points(total)
+        rec[f"{assignment}.out_of"] = _points(out_of)
+        rec[f"{assignment}.error"] = r["error"] or ""
+    for who, scores in manual.items():  # a written score for someone without a graded notebook is still kept
+        if who not in book:
+            book[who] = {c: "" for c in columns} | {"student": who, f"{assignment}.out_of": _points(out_of)}
+            for q, v in scores.items():
+                book[who][f"{assignment}.{q}"] = _points(v)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for who in sorted(book, key=_natural):
+            w.writerow(book[who])
+    tmp.replace(path)
+
+
+def feedback_html(row: dict, assignment: str, questions: list[dict], manual: dict[str, float]) -> str:
+    """One student's feedback page: points, public messages, hidden tests as passed/failed only, errors as one line."""
+    e = html.escape
+    parts = [f"<!doctype html><meta charset='utf-8'><title>{e(assignment)}: {e(row['student'])}</title>",
+             "<style>body{font-family:sans-serif;max-width:50em}td,th{padding:2px 8px;text-align:left}"
+             ".ok{color:#070}.bad{color:#a00}</style>",
+             f"<h1>{e(assignment)}</h1><p>Student: <b>{e(row['student'])}</b></p>"]
+    if row["error"] and not row["questions"]:
+        parts.append(f"<p class='bad'>Your notebook could not be graded: {e(row['error'])}</p>"
+                     "<p>Restart the kernel, run all cells, check that each one runs, and hand it in again.</p>")
+    got = sum(row["questions"].get(q["name"], {}).get("score", 0.0) for q in questions if not q["manual"]) \
+        + sum(manual.values())
+    parts.append(f"<p>Total: <b>{_points(got)} / {_points(sum(q['points'] for q in questions))}</b></p>")
+    for q in questions:
+        name = q["name"]
+        if q["manual"]:
+            score = manual.get(name)
+            shown = "not graded yet" if score is None else f"{_points(score)} / {_points(q['points'])}"
+            parts.append(f"<h2>{e(name)} (written, graded by your teacher): {e(shown)}</h2>")
+            continue
+        result = row["questions"].get(name)
+        if result is None:
+            continue
+        parts.append(f"<h2>{e(name)}: {_points(result['score'])} / {_points(result['possible'])}</h2><table>")
+        for i, t in enumerate(result["tests"], 1):
+            status = "<span class='ok'>passed</span>" if t["passed"] else "<span class='bad'>failed</span>"
+            kind = "hidden test" if t["hidden"] else "public test"
+            message = "" if t["hidden"] or t["passed"] else e(f"{name}: {t.get('message') or 'failed'}")
+            parts.append(f"<tr><td>{kind} {i}</td><td>{status}</td><td>{message}</td></tr>")
+        parts.append("</table>")
+    parts.append("<p>Hidden tests check your code on inputs you have not seen; they show only passed or failed.</p>")
+    return "\n".join(parts) + "\n"
+
+
+def hidden_folders(submission_paths: list[Path], outputs: list[Path | None]) -> list[Path]:
+    """Folders a submission must not see: the masters and builds, the submission folders, the output folders."""
+    folders = {HERE} | {Path(p).resolve() if Path(p).is_dir() else Path(p).resolve().parent for p in submission_paths}
+    folders |= {Path(o).resolve() for o in outputs if o is not None and Path(o).is_dir()}
+    return sorted(folders)
+
+
+def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits | None = None,
+              jobs: int = 1, id_pattern: str | None = None, outputs: list[Path | None] = (), log=print,
+              overridden: set[str] = frozenset()) -> tuple[str, list[dict], list[dict]]:
+    """Grade every submission -> (assignment name, rows sorted by student, questions). Rows: see `grade_one`."""
+    name, zip_path, questions_json = find_build(assignment, dist)
+    questions = question_list(zip_path, questions_json)
+    limits = grading_limits(questions_json, limits or Limits(), overridden)
+    files = collect(submissions)
+    if not files:
+        raise SystemExit("no .ipynb submissions found")
+    ids = {f: student_id(f, name, id_pattern) for f in files}
+    seen: dict[str, list[Path]] = {}
+    for f, who in ids.items():
+        seen.setdefault(who, []).append(f)
+    mode = detect_mode()
+    log(f"grading {len(files)} submission(s) of {name}; containment: {mode.name} ({mode.reason}); limits: "
+        f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, "
+        f"{limits.memory_bytes / 2**30:g} GB")
+    hide = hidden_folders(list(map(Path, submissions)), list(outputs))
+    rows: list[dict] = []
+
+    def work(f: Path) -> dict:
+        if len(seen[ids[f]]) > 1:
+            row = {"submission": str(f), "questions": {}, "error": f"student id {ids[f]!r} is shared by "
+                   f"{len(seen[ids[f]])} files: {', '.join(p.name for p in seen[ids[f]])}"}
+        else:
+            row = grade_one(f, zip_path, name, limits, mode, hide)
+        row["student"] = ids[f]
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for i, row in enumerate(pool.map(work, files), 1):
+            got, out_of = auto_total(row)
+            log(f"  [{i}/{len(files)}] {row['student']}: {row['error'] or f'{_points(got)}/{_points(out_of)}'}")
+            rows.append(row)
+    return name, sorted(rows, key=lambda r: _natural(r["student"])), questions
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment", help="assignment name, built folder, or autograder zip")
     parser.add_argument("submissions", nargs="+", help="submission notebooks and/or folders of them")
-    parser.add_argument("--dist", type=Path, default=DIST, help="where build.py wrote the assignments")
-    parser.add_argument("--csv", type=Path, help="also write the scores to this CSV file")
-    parser.add_argument("--json", type=Path, help="also write every result (with feedback) to this JSON file")
-    parser.add_argument("--cell-timeout", type=int, default=60, metavar="SECONDS",
-                        help="interrupt a submission's cell after this long and carry on (default 60)")
-    parser.add_argument("--feedback", type=Path, help="write each submission's test report to <folder>/<name>.txt "
-                                                      "(includes the hidden tests' messages)")
+    parser.add_argument("--dist", type=Path, default=DIST, help="where assignments.build wrote the assignments")
+    parser.add_argument("--csv", type=Path, help="the course-wide gradebook CSV to create or update")
+    parser.add_argument("--manual", type=Path,
+                        help="a CSV of written-question scores: student,assignment,question,points")
+    parser.add_argument("--feedback", type=Path, help="write DIR/<assignment>/<student>.html, safe to send")
+    parser.add_argument("--json", type=Path, help="write every result to this JSON file (teachers only)")
+    parser.add_argument("--id-pattern", help="regex with a group named id, matched against each file name")
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
+    parser.add_argument("--cell-timeout", type=int, metavar="SECONDS",
+                        help=f"interrupt a cell after this long and carry on (default {Limits.cell_seconds}, or the "
+                             "assignment's grading.json)")
+    parser.add_argument("--timeout", type=int, metavar="SECONDS",
+                        help=f"stop grading one submission after this long (default {Limits.submission_seconds}, or "
+                             "the assignment's grading.json)")
+    parser.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
+                        help=f"address-space limit per submission (default {Limits.memory_bytes / 2**30:g})")
     args = parser.parse_args(argv)
 
+    limits = Limits(cell_seconds=args.cell_timeout or Limits.cell_seconds,
+                    submission_seconds=args.timeout or Limits.submission_seconds,
+                    memory_bytes=int(args.memory_gb * 2**30))
+    overridden = {k for k, v in (("cell_seconds", args.cell_timeout), ("submission_seconds", args.timeout)) if v}
     try:
-        zip_path = find_autograder(args.assignment, args.dist)
+        find_build(args.assignment, args.dist)
     except FileNotFoundError as e:
         raise SystemExit(str(e)) from None
-    submissions = collect(args.submissions)
-    if not submissions:
-        raise SystemExit("no .ipynb submissions found")
-    print(f"grading {len(submissions)} submission(s) with {zip_path.name}", flush=True)
-    rows = []
-    for i, sub in enumerate(submissions, 1):
-        row = grade_one(sub, zip_path, args.cell_timeout)
-        status = row["error"] or f"{_points(row['total'])}/{_points(row['out_of'])}"
-        print(f"  [{i}/{len(submissions)}] {sub.name}: {status}", flush=True)
-        rows.append(row)
-    print()
-    print(score_table(rows))
+    start = time.perf_counter()
+    name, rows, questions = grade_all(args.assignment, args.submissions, dist=args.dist, limits=limits,
+                                      jobs=args.jobs, id_pattern=args.id_pattern,
+                                      outputs=[args.feedback, args.csv.parent if args.csv else None],
+                                      overridden=overridden)
+    manual = read_manual(args.manual, name, questions)
+    print(f"\n{score_table(rows, questions)}\n\n{len(rows)} submission(s) in {time.perf_counter() - start:.0f} s")
     if args.csv:
-        write_csv(rows, args.csv)
+        update_gradebook(args.csv, name, rows, questions, manual)
+        print(f"gradebook: {args.csv}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+        args.json.write_text(json.dumps({"assignment": name, "questions": questions, "rows": rows}, indent=1))
     if args.feedback:
-        args.feedback.mkdir(parents=True, exist_ok=True)
+        folder = args.feedback / name
+        folder.mkdir(parents=True, exist_ok=True)
         for r in rows:
-            (args.feedback / (Path(r["submission"]).stem + ".txt")).write_text((r["error"] or "") + "\n" + r["feedback"])
+            safe = re.sub(r"[^\w.@-]+", "_", r["student"]) or "unnamed"
+            (folder / f"{safe}.html").write_text(feedback_html(r, name, questions, manual.get(r["student"], {})))
+        print(f"feedback: {folder}/<student>.html")
     return 1 if any(r["error"] for r in rows) else 0
 
 

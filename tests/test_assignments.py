@@ -1,211 +1,188 @@
-"""Teachers' assignments (assignments/): otter assign builds them, the student version hides the solutions and the
-hidden tests, and otter run gives a solution full marks, an untouched student notebook zero, and a notebook with
-deliberate mistakes exactly the points of the tests those mistakes do not break."""
+"""Teachers' assignments (assignments/): every master builds with otter, the student version hides the solutions and
+the hidden tests, and grading gives a solution full marks, an untouched notebook zero, and notebooks with deliberate
+mistakes exactly the points of the tests those mistakes do not break (no cascading from one question to the next)."""
 import ast
-import copy
-import importlib.util
-import json
+import html
 import re
-import subprocess
-import sys
-import zipfile
 
 import nbformat
 import pytest
+from _classroom import ASSIGNMENTS, built, grade, mutate, scores, solution, student
 
-from helpers import ROOT
+from assignments.build import masters, question_table, secret_lines
 
-ASSIGNMENTS = ROOT / "assignments"
-NAME = "attention_by_hand"
-MASTER = ASSIGNMENTS / NAME / f"{NAME}.ipynb"
+SLOW = pytest.mark.slow
 
-SLOW = pytest.mark.slow  # the tests that build and grade with otter: about 50 s of CPU together
-
-
-def _run(*args):
-    """Run a script with this Python; fail with its output if it fails."""
-    proc = subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True)
-    assert proc.returncode == 0, f"{args} exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
-    return proc.stdout
-
-
-def _repo_files():
-    return set(ASSIGNMENTS.rglob("*"))
-
-
-def _master_blocks():
-    """Parse the master notebook -> {question: {"public": [test names], "hidden": [...]}}, [solution lines]."""
-    nb = nbformat.read(MASTER, as_version=4)
-    questions, solution_lines, question, block = {}, [], None, None
-    for cell in nb.cells:
-        head = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
-        if cell.cell_type == "raw":
-            if head.startswith("# BEGIN QUESTION"):
-                question = re.search(r"name:\s*(\w+)", cell.source).group(1)
-                questions[question] = {"public": [], "hidden": []}
-            elif head.startswith("# BEGIN SOLUTION") or head.startswith("# BEGIN TESTS"):
-                block = head.split()[2]
-            elif head.startswith("# END"):
-                block = None
-            continue
-        if block == "TESTS":
-            kind = "hidden" if head.startswith("#") and "hidden" in head.lower() else "public"
-            questions[question][kind].append(re.search(r"^def (\w+)\(", cell.source, re.M).group(1))
-        elif block == "SOLUTION" and cell.cell_type == "code":
-            inside = False
-            for line in cell.source.splitlines():
-                if line.strip() == "# BEGIN SOLUTION":
-                    inside = True
-                elif line.strip() == "# END SOLUTION":
-                    inside = False
-                elif inside or line.rstrip().endswith("# SOLUTION"):
-                    solution_lines.append(re.sub(r"\s*# SOLUTION$", "", line).strip())
-    return questions, [s for s in solution_lines if s]
-
-
-QUESTIONS, SOLUTION_LINES = _master_blocks()
-
-
-def test_master_has_questions_with_public_and_hidden_tests():
-    assert 3 <= len(QUESTIONS) <= 5, QUESTIONS
-    for name, tests in QUESTIONS.items():
-        assert tests["public"], f"{name} has no public test: students would get no feedback"
-        assert tests["hidden"], f"{name} has no hidden test"
-    assert len(SOLUTION_LINES) >= 8, SOLUTION_LINES
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """Build the assignment into a temp folder (otter assign also grades the solutions: full marks or it fails)."""
-    before = _repo_files()
-    out = tmp_path_factory.mktemp("dist")
-    log = _run(ASSIGNMENTS / "build.py", NAME, "--out", out)
-    assert "hand out" in log
-    yield out / NAME
-    assert _repo_files() == before, f"files left in assignments/: {sorted(map(str, _repo_files() ^ before))}"
-
-
-@SLOW
-def test_student_version_has_no_solutions_and_no_hidden_tests(built):
-    student_path = built / "student" / f"{NAME}.ipynb"
-    student = nbformat.read(student_path, as_version=4)
-    text = student_path.read_text()
-    code = [c for c in student.cells if c.cell_type == "code"]
-    student_lines = {line.strip() for c in code for line in c.source.splitlines()}
-    leaked = [line for line in SOLUTION_LINES if line in student_lines]
-    assert not leaked, f"solution lines in the student notebook: {leaked}"
-    answers = [c for c in code if "otter_answer_cell" in c.metadata.get("tags", [])]
-    assert len(answers) >= len(QUESTIONS) and all("..." in c.source for c in answers)
-    for cell in answers:  # every function students write is left as: docstring, then ...
-        for fn in [n for n in ast.parse(cell.source).body if isinstance(n, ast.FunctionDef)]:
-            body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-                                                 and isinstance(n.value.value, str))]
-            assert [ast.unparse(n) for n in body] == ["..."], f"{fn.name} is not left as ... for students"
-    for name, tests in QUESTIONS.items():
-        assert any(c.source.strip() == f'grader.check("{name}")' for c in code), f"no check cell for {name}"
-        for test in tests["hidden"]:
-            assert test not in text, f"hidden test {test} is in the student notebook"
-        for test in tests["public"]:
-            assert test in student.metadata["otter"]["tests"][name], f"public test {test} missing for students"
-    assert not (built / "student" / "tests").exists()
-    assert all(not c.get("outputs") and c.execution_count is None for c in code)
-    assert "import otter" in code[0].source and student.metadata["otter"]["assignment_name"] == NAME
-
-
-@SLOW
-def test_autograder_zip_holds_every_test(built):
-    zips = list((built / "autograder").glob(f"{NAME}-autograder_*.zip"))
-    assert len(zips) == 1
-    with zipfile.ZipFile(zips[0]) as zf:
-        for name, tests in QUESTIONS.items():
-            source = zf.read(f"tests/{name}.py").decode()
-            for test in tests["public"] + tests["hidden"]:
-                assert f"def {test}(" in source
-
-
-def _load_script(name):
-    """assignments/<name>.py as a module, without writing __pycache__ into the repo."""
-    spec = importlib.util.spec_from_file_location(f"assignments_{name}", ASSIGNMENTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = write_bytecode
-    return module
-
-
-@pytest.mark.filterwarnings("ignore:Traits should be given as instances:DeprecationWarning")
-def test_grade_sets_a_cell_time_limit_that_otter_picks_up():
-    import inspect
-
-    import nbconvert.preprocessors
-    from otter.execute import grade_notebook
-
-    grade = _load_script("grade")
-    # otter imports the executor inside grade_notebook at every run, which is what lets grade.py swap in a limited one
-    assert "from nbconvert.preprocessors import ExecutePreprocessor" in inspect.getsource(grade_notebook)
-    original = nbconvert.preprocessors.ExecutePreprocessor
-    assert original().timeout is None  # nbconvert's default: no limit
-    with grade._cell_time_limit(7):
-        limited = nbconvert.preprocessors.ExecutePreprocessor()
-        assert limited.timeout == 7 and limited.interrupt_on_timeout
-    assert nbconvert.preprocessors.ExecutePreprocessor is original
-
-
-def _mutate(nb, *replacements):
-    """A copy of a notebook with each (old, new) code replacement made exactly once."""
-    nb = copy.deepcopy(nb)
-    for old, new in replacements:
-        hits = [c for c in nb.cells if c.cell_type == "code" and old in c.source]
-        assert len(hits) == 1 and hits[0].source.count(old) == 1, f"{old!r} is not in exactly one place"
-        hits[0].source = hits[0].source.replace(old, new)
-    return nb
-
-
-# Expected points per question. "mistakes": three independent bugs, each costing exactly what it breaks:
-# forgotten 1/√d_k (all of q3), no max subtraction (q2's overflow test and its hidden test; the small rows pass),
-# an inverted mask (q4's three attention tests; causal_mask itself is right).
-# "wrong_axis": softmax over the first axis, which also breaks everything built on it (q3, q4's attention).
-EXPECTED = {
-    "solution": {"q1": 2, "q2": 3, "q3": 3, "q4": 4},
-    "untouched": {"q1": 0, "q2": 0, "q3": 0, "q4": 0},
-    "mistakes": {"q1": 2, "q2": 1, "q3": 0, "q4": 1},
-    "wrong_axis": {"q1": 2, "q2": 0, "q3": 0, "q4": 1},
+# For each assignment: submission name -> (code replacements in the solution notebook, expected points per question).
+# "untouched" is the student notebook as handed out (graded for one assignment only: every submission costs about
+# 12 s of CPU, and the mistakes cases already show each test failing).
+CASES = {
+    "bottleneck_and_average": {
+        "solution": ((), {"q1": 2, "q2": 2, "q3": 3}),
+        # forward state at the padded end (all of q1), no row-sum check (q2's public test), padding not masked (q3)
+        "mistakes": ((("forward_states[rows, lengths - 1]", "forward_states[:, -1]"),
+                      ("if not torch.allclose(sums, torch.ones_like(sums), atol=1e-4):", "if False:"),
+                      ('scores.masked_fill(~mask, float("-inf"))', "scores")),
+                     {"q1": 0, "q2": 1, "q3": 0}),
+        # backward state taken at the end, scores scaled by √d: q1 and q3 lost, q2 untouched
+        "scaled": ((("backward_states[:, 0]", "backward_states[:, -1]"),
+                    ("scores = queries @ states.transpose(1, 2)",
+                     "scores = queries @ states.transpose(1, 2) / queries.shape[-1] ** 0.5")),
+                   {"q1": 0, "q2": 2, "q3": 0}),
+    },
+    "transformer_and_cost": {
+        "solution": ((), {"q1": 3, "q2": 4, "q3": 2, "q4": 3}),
+        # heads split without the transpose: q1's split tests only; multi_head_attention is graded with the
+        # reference split_heads, so q2 keeps its points
+        "no_transpose": ((("return per_head.transpose(1, 2)",
+                           "return X.reshape(batch, n_heads, n, d_model // n_heads)"),),
+                         {"q1": 1, "q2": 4, "q3": 2, "q4": 3}),
+        # √d_model instead of √d_head (q2 keeps only the padding test), j >= i (all of q3), layers forgotten (q4's
+        # formula tests; the case's numbers are still right)
+        "mistakes": ((("math.sqrt(Q.shape[-1])", "math.sqrt(X.shape[-1])"),
+                      ("causal = positions[None, :] <= positions[:, None]",
+                       "causal = positions[None, :] >= positions[:, None]"),
+                      ("return layers * batch * heads * n * n * bytes_per_value",
+                       "return batch * heads * n * n * bytes_per_value")),
+                     {"q1": 3, "q2": 4 / 3, "q3": 0, "q4": 1}),
+    },
+    "decoder_attention": {  # graded with the CI budget of tests/_classroom.py: the training test only runs
+        "solution": ((), {"q1": 2, "q2": 4, "q3": 2}),
+        # tanh after v (all of q1); no mask in Bahdanau's step (its public step test and the padded-batch test);
+        # Luong's step attends with s_prev (all of q3)
+        "mistakes": ((("features = torch.tanh((query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :])",
+                       "features = (query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :]"),
+                      ("return features @ v", "return torch.tanh(features @ v)"),
+                      ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}",
+                       "enc_outputs, enc_outputs, mask=None)"),
+                      ("self.scorer(s[:, None, :], enc_outputs", "self.scorer(s_prev[:, None, :], enc_outputs")),
+                     {"q1": 0, "q2": 2, "q3": 0}),
+        # the context never reaches Bahdanau's cell: the step and padded-batch tests fail, the rest holds
+        "no_context_in_cell": ((("s = self.cell(torch.cat([y_emb, context], dim=-1), s_prev)",
+                                 "s = self.cell(torch.cat([y_emb, torch.zeros_like(context)], dim=-1), s_prev)"),),
+                               {"q1": 2, "q2": 2, "q3": 2}),
+    },
+    "attention_by_hand": {
+        "solution": ((), {"q1": 2, "q2": 3, "q3": 3, "q4": 5}),
+        "untouched": (None, {"q1": 0, "q2": 0, "q3": 0, "q4": 0}),
+        # three independent bugs, each costing exactly what it breaks: forgotten 1/√d_k (all of q3), no max
+        # subtraction (q2's overflow test and its hidden test), an inverted mask in masked_attend (its three tests)
+        "mistakes": ((("stable_softmax(attention_scores(Q, K) / math.sqrt(d_k))",
+                       "stable_softmax(attention_scores(Q, K))"),
+                      ("shifted = x - x.max(dim=-1, keepdim=True).values", "shifted = x"),
+                      ('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))')),
+                     {"q1": 2, "q2": 1, "q3": 0, "q4": 2}),
+        # the issue's "single missing ) in q2": a SyntaxError leaves stable_softmax undefined; it used to cost 9 of 12
+        "missing_paren": ((("return e / e.sum(dim=-1, keepdim=True)", "return e / e.sum(dim=-1, keepdim=True"),),
+                          {"q1": 2, "q2": 0, "q3": 3, "q4": 5}),
+    },
+}
+MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
+    "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "weights summing to 1.5 should raise",
+                                            "padding position got weight"],
+                               "scaled": ["finishes at position 0", "no division by √d here"]},
+    "decoder_attention": {"mistakes": ["the tanh comes before the product with v", "padding positions got weight",
+                                       "Luong&#x27;s query is the current state s_t"],
+                          "no_context_in_cell": ["the context goes into the cell&#x27;s input"]},
+    "transformer_and_cost": {"no_transpose": ["mixes tokens across heads"],
+                             "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
+    "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum",
+                                       "True means may attend"],
+                          "missing_paren": ["q2: stable_softmax should be a function",
+                                            "q2: your code raised TypeError"]},
 }
 
 
+def test_every_assignment_has_a_case_table_and_a_written_question():
+    assert set(CASES) <= set(masters()), f"cases for unknown assignments: {set(CASES) - set(masters())}"
+    for name, master in masters().items():
+        table = question_table(master)
+        auto = [q for q in table if not q["manual"]]
+        assert auto and all(q["points"] > 0 for q in table), table
+        if name in CASES:
+            assert set(CASES[name]["solution"][1]) == {q["name"] for q in auto}
+
+
+@pytest.mark.parametrize("name", sorted(masters()))
+def test_master_has_public_and_hidden_tests_and_a_rubric(name):
+    """Every auto-graded question has a public and a hidden test; every written one a rubric in the master."""
+    nb = nbformat.read(masters()[name], as_version=4)
+    question, block, tests, manual = None, None, {}, {}
+    for cell in nb.cells:
+        head = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "raw" and head.startswith("# BEGIN QUESTION"):
+            question = re.search(r"name:\s*(\w+)", cell.source).group(1)
+            tests[question] = {"public": 0, "hidden": 0}
+            manual[question] = "manual: true" in cell.source
+        elif cell.cell_type == "raw" and head.startswith("# BEGIN"):
+            block = head.split()[2]
+        elif cell.cell_type == "raw" and head.startswith("# END"):
+            block = None
+        elif block == "TESTS":
+            tests[question]["hidden" if head.lower().startswith("# hidden") else "public"] += 1
+        elif block == "SOLUTION" and manual.get(question) and cell.cell_type == "markdown":
+            assert "rubric" in cell.source.lower(), f"{name} {question}: the written answer has no rubric"
+    for q, counts in tests.items():
+        if not manual[q]:
+            assert counts["public"] and counts["hidden"], f"{name} {q}: {counts}"
+    secrets = secret_lines(masters()[name])
+    assert len(secrets["solution"]) >= 5 and len(secrets["hidden_test"]) >= 5, secrets
+
+
 @SLOW
-def test_grading_gives_exactly_the_points_earned(built, tmp_path):
-    solution = nbformat.read(built / "autograder" / f"{NAME}.ipynb", as_version=4)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_student_version_has_no_solutions_and_no_hidden_tests(name):
+    path = built(name) / "student" / f"{name}.ipynb"
+    nb, text = student(name), path.read_text()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    shown = {line.strip() for c in nb.cells for line in c.source.splitlines()}
+    secrets = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")
+    leaked = [line for kind in secrets.values() for line in kind if line in shown or line in text]
+    assert not leaked, f"secret lines in the student notebook: {leaked}"
+    answers = [c for c in code if "otter_answer_cell" in c.metadata.get("tags", [])]
+    assert answers and all("..." in c.source for c in answers)
+    def left_out(fn):
+        body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                                             and isinstance(n.value.value, str))]
+        return [ast.unparse(n) for n in body[-1:]] == ["..."]  # given lines (e.g. unpacking shapes), then ...
+
+    for cell in answers:  # every function students write ends in ...; a class has at least one such method
+        for node in ast.parse(cell.source).body:
+            if isinstance(node, ast.FunctionDef):
+                assert left_out(node), f"{node.name} is not left as ... for students"
+            elif isinstance(node, ast.ClassDef):
+                methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+                assert any(left_out(m) for m in methods), f"no method of {node.name} is left as ... for students"
+    assert not (built(name) / "student" / "tests").exists()
+    assert all(not c.get("outputs") and c.execution_count is None for c in code)
+    assert "import otter" in code[0].source and nb.metadata["otter"]["assignment_name"] == name
+
+
+@SLOW
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_grading_gives_exactly_the_points_earned(name, tmp_path):
     subs = tmp_path / "submissions"
     subs.mkdir()
-    nbformat.write(solution, subs / "solution.ipynb")
-    (subs / "untouched.ipynb").write_text((built / "student" / f"{NAME}.ipynb").read_text())
-    nbformat.write(_mutate(solution,
-                           ("stable_softmax(attention_scores(Q, K) / math.sqrt(d_k))", "stable_softmax(attention_scores(Q, K))"),
-                           ("shifted = x - x.max(dim=-1, keepdim=True).values", "shifted = x"),
-                           ('scores.masked_fill(~mask, float("-inf"))', 'scores.masked_fill(mask, float("-inf"))')),
-                   subs / "mistakes.ipynb")
-    nbformat.write(_mutate(solution, ("x.max(dim=-1, keepdim=True)", "x.max(dim=0, keepdim=True)"),
-                           ("e.sum(dim=-1, keepdim=True)", "e.sum(dim=0, keepdim=True)")),
-                   subs / "wrong_axis.ipynb")
-
-    report, csv_path = tmp_path / "grades.json", tmp_path / "grades.csv"
-    table = _run(ASSIGNMENTS / "grade.py", built, subs, "--json", report, "--csv", csv_path)
-    rows = {re.sub(r"\.ipynb$", "", r["submission"].rsplit("/", 1)[-1]): r for r in json.loads(report.read_text())}
-    assert set(rows) == set(EXPECTED)
-    for name, expected in EXPECTED.items():
-        row = rows[name]
-        assert row["error"] is None, (name, row["error"])
-        assert row["possible"] == {"q1": 2, "q2": 3, "q3": 3, "q4": 4}
-        assert row["scores"] == expected, f"{name}: got {row['scores']}, expected {expected}\n{row['feedback']}"
-        assert row["total"] == sum(expected.values()) and row["out_of"] == 12
-    assert re.search(r"mistakes\.ipynb\s+2/2\s+1/3\s+0/3\s+1/4\s+4/12\s+33", table), table
-    assert re.search(r"solution\.ipynb\s+2/2\s+3/3\s+3/3\s+4/4\s+12/12\s+100", table), table
-    assert csv_path.read_text().splitlines()[0] == "submission,q1,q2,q3,q4,total,out_of,error"
-    # the students' messages say what is wrong, in words
-    feedback = rows["mistakes"]["feedback"]
-    assert "divide the scores by √d_k" in feedback and "Subtract each row's maximum" in feedback
-    assert "True means may attend" in feedback
-    assert "sum to 1 along the last (key) axis" in rows["wrong_axis"]["feedback"]
+    for sub, (replacements, _) in CASES[name].items():
+        nb = student(name) if replacements is None else mutate(solution(name), *replacements)
+        nbformat.write(nb, subs / f"{sub}.ipynb")
+    rows, report, table = grade(name, subs, tmp_path, "--jobs", "2", "--feedback", tmp_path / "feedback")
+    assert set(rows) == set(CASES[name])
+    possible = {q["name"]: q["points"] for q in report["questions"] if not q["manual"]}
+    for sub, (_, expected) in CASES[name].items():
+        row = rows[sub]
+        assert row["error"] is None, (sub, row["error"])
+        assert {q: v["possible"] for q, v in row["questions"].items()} == possible
+        assert scores(row) == pytest.approx(expected, abs=1e-9), f"{sub}: got {scores(row)}, expected {expected}"
+    total = sum(possible.values())
+    got = sum(CASES[name]["solution"][1].values())  # the written questions are not in the table
+    assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table
+    hidden = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")["hidden_test"]
+    for sub in CASES[name]:  # feedback is safe to send: no hidden-test source, no raw traceback
+        page = html.unescape((tmp_path / "feedback" / name / f"{sub}.html").read_text())
+        assert not [line for line in hidden if line in page], f"{sub}: hidden-test source in the feedback"
+        assert "Traceback" not in page and 'File "' not in page, f"{sub}: a raw traceback in the feedback"
+    for sub, phrases in MESSAGES.get(name, {}).items():
+        page = (tmp_path / "feedback" / name / f"{sub}.html").read_text()
+        for phrase in phrases:
+            assert phrase in page or phrase.replace("'", "&#x27;") in page, f"{sub}: {phrase!r} not in its feedback"

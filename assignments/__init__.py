@@ -1,0 +1,1 @@
+"""Teachers' classroom kit: build, release, grade (run as `python -m assignments.<module>`)."""

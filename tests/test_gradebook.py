@@ -1,0 +1,119 @@
+"""The grading plumbing without running any notebook: student ids, the course gradebook, written scores, feedback
+pages, one-line errors, and the parent's check of what a (possibly tampered) grading child reports."""
+import csv
+
+import pytest
+
+from assignments.grade import feedback_html, read_manual, student_id, update_gradebook
+from assignments.sandbox import _one_line, _validate
+
+QUESTIONS_A = [{"name": "q1", "points": 2.0, "manual": False}, {"name": "q2", "points": 3.0, "manual": False},
+               {"name": "q3", "points": 2.0, "manual": True}]
+QUESTIONS_B = [{"name": "q1", "points": 4.0, "manual": False}]
+
+
+def _row(student, q1, q2=None, error=None, hidden_message="secret"):
+    questions = {"q1": {"score": q1, "possible": 2.0 if q2 is not None else 4.0, "tests": [
+        {"name": "q1 - 1", "hidden": False, "passed": q1 > 0, "message": "" if q1 else "weights do not sum to 1 <b>"},
+        {"name": "q1 - 2", "hidden": True, "passed": False, "message": hidden_message}]}}
+    if q2 is not None:
+        questions["q2"] = {"score": q2, "possible": 3.0, "tests": []}
+    return {"student": student, "submission": f"{student}.ipynb", "questions": {} if error else questions,
+            "error": error}
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("subs/alice_attention_by_hand (1).ipynb", "alice"),
+    ("subs/attention_by_hand-bob.ipynb", "bob"),
+    ("subs/carol/attention_by_hand.ipynb", "carol"),
+    ("subs/Dan Smith.ipynb", "Dan Smith"),
+])
+def test_student_ids_from_file_names(path, expected):
+    from pathlib import Path
+
+    assert student_id(Path(path), "attention_by_hand") == expected
+
+
+def test_student_id_pattern_and_its_error():
+    from pathlib import Path
+
+    name = Path("smithj_12345_678_attention_by_hand.ipynb")
+    assert student_id(name, "attention_by_hand", r"^[a-z]+_(?P<id>\d+)_") == "12345"
+    with pytest.raises(ValueError, match="does not match the file name"):
+        student_id(name, "attention_by_hand", r"^\d+")
+
+
+def test_gradebook_keeps_other_assignments_and_replaces_a_regrade(tmp_path):
+    book = tmp_path / "gradebook.csv"
+    manual = {"alice": {"q3": 1.5}}
+    update_gradebook(book, "A", [_row("alice", 2.0, 3.0), _row("bob", 0.0, 1.0)], QUESTIONS_A, manual)
+    update_gradebook(book, "B", [_row("bob", 4.0), _row("carol", 0.0, error="not a readable notebook")],
+                     QUESTIONS_B, {})
+    with open(book, newline="") as f:
+        reader = csv.DictReader(f)
+        rows = {r["student"]: r for r in reader}
+        columns = reader.fieldnames
+    assert columns == ["student", "A.q1", "A.q2", "A.q3", "A.total", "A.out_of", "A.error",
+                       "B.q1", "B.total", "B.out_of", "B.error"]
+    assert rows["alice"]["A.total"] == "6.5" and rows["alice"]["A.q3"] == "1.5" and rows["alice"]["A.out_of"] == "7"
+    assert rows["bob"]["A.total"] == "1" and rows["bob"]["A.q3"] == "" and rows["bob"]["B.total"] == "4"
+    assert rows["carol"]["B.error"] == "not a readable notebook" and rows["carol"]["B.total"] == ""
+    assert rows["alice"]["B.total"] == ""  # alice did not hand in B
+    update_gradebook(book, "A", [_row("bob", 2.0, 3.0)], QUESTIONS_A, {})  # a re-grade of A: no stale A scores
+    with open(book, newline="") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert rows["alice"]["A.total"] == "" and rows["bob"]["A.total"] == "5" and rows["bob"]["B.total"] == "4"
+
+
+def test_manual_scores_are_checked(tmp_path):
+    good = tmp_path / "manual.csv"
+    good.write_text("student,assignment,question,points\nalice,A,q3,2\nbob,B,q9,1\n")
+    assert read_manual(good, "A", QUESTIONS_A) == {"alice": {"q3": 2.0}}
+    for body, message in [("alice,A,q3,2.5", "worth 2"), ("alice,A,q1,1", "not a written question"),
+                          ("alice,A,q3,two", "not a number")]:
+        bad = tmp_path / "bad.csv"
+        bad.write_text(f"student,assignment,question,points\n{body}\n")
+        with pytest.raises(SystemExit, match=message):
+            read_manual(bad, "A", QUESTIONS_A)
+    (tmp_path / "cols.csv").write_text("name,score\nalice,1\n")
+    with pytest.raises(SystemExit, match="needs the columns"):
+        read_manual(tmp_path / "cols.csv", "A", QUESTIONS_A)
+
+
+def test_feedback_shows_public_messages_escaped_and_never_hidden_ones():
+    page = feedback_html(_row("bob", 0.0, 1.0, hidden_message="assert got[0, 0, 1] == 0"), "A", QUESTIONS_A,
+                         {"q3": 1.0})
+    assert "q1: weights do not sum to 1 &lt;b&gt;" in page and "sum to 1 <b>" not in page
+    assert "assert got" not in page and "secret" not in page
+    assert "hidden test 2</td><td><span class='bad'>failed</span></td><td></td>" in page
+    assert "q3 (written, graded by your teacher): 1 / 2" in page and "Total: <b>2 / 7</b>" in page
+    error_page = feedback_html(_row("carol", 0.0, error="the grading process ended"), "A", QUESTIONS_A, {})
+    assert "could not be graded: the grading process ended" in error_page
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("weights do not sum to 1", "weights do not sum to 1"),
+    ("Traceback (most recent call last):\n  File \"x.py\", line 3, in test\n    attend(Q)\nNameError: name 'attend' is "
+     "not defined", "your code raised NameError: name 'attend' is not defined"),
+    ("Traceback (most recent call last):\n  File \"t.py\", line 9\nAssertionError: the mask is inverted",
+     "the mask is inverted"),
+    ("Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError: too big",
+     "your code raised OutOfMemoryError: too big"),
+])
+def test_an_exception_becomes_one_line(message, expected):
+    assert _one_line(message) == expected
+
+
+def test_the_parent_refuses_an_impossible_report():
+    expected = {"q1": 2.0, "q2": 3.0}
+    good = {"questions": {"q1": {"score": 2.0, "possible": 2.0, "tests": []},
+                          "q2": {"score": 0.0, "possible": 3.0, "tests": [{"name": "q2 - 1", "passed": False}]}}}
+    assert _validate(good, expected) is good
+    forged = {"questions": {"q1": {"score": 99.0, "possible": 99.0, "tests": []},
+                            "q2": {"score": 3.0, "possible": 3.0, "tests": []}}}
+    with pytest.raises(ValueError, match="q1: score 99.0 of 99.0 is impossible"):
+        _validate(forged, expected)
+    with pytest.raises(ValueError, match="expected"):
+        _validate({"questions": {"q1": good["questions"]["q1"]}}, expected)
+    with pytest.raises(ValueError, match="malformed"):
+        _validate({"questions": {**good["questions"], "q2": {"score": 0.0, "possible": 3.0, "tests": [{}]}}}, expected)
