@@ -103,7 +103,7 @@ def test_hostile_submission_is_contained(tmp_path, listener):
         hostile.cells.insert(3, nbformat.v4.new_code_cell("while True:\n    pass"))  # stopped by the cell limit
         nbformat.write(hostile, subs / "hostile.ipynb")
 
-        rows, _, table = grade(NAME, subs, tmp_path, "--jobs", "2", "--cell-timeout", "10", "--timeout", "240",
+        rows, _, table = grade(NAME, subs, tmp_path, "--jobs", "2", "--cell-timeout", "30", "--timeout", "300",
                                "--csv", gradebook)
         assert rows["good"]["error"] is None and scores(rows["good"]) == FULL, table
         assert rows["hostile"]["error"] is None, rows["hostile"]["error"]
