@@ -330,3 +330,89 @@ def draw_decoding_steps(source: Sequence[str], output: Sequence[str], weights, s
     for ax in axes.ravel()[len(steps):]:
         ax.set_visible(False)
     return fig
+
+
+# ---------------------------------------------------------------- Transformer heads (chapter 07)
+HEAD_KINDS = {"encoder": "encoder self-attention", "decoder_self": "decoder self-attention",
+              "decoder_cross": "cross-attention (decoder → encoder)"}
+
+
+def head_map(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], kind: str, layer: int, head: int,
+             index: int = 0):
+    """One head's weights for one sentence, cropped to its real tokens, with its key and query labels.
+
+    maps: `TransformerTranslator.attention_maps(batch)`, {(kind, layer): (B, n_heads, n_q, n_k)}; src_tokens: the
+    source words of sentence `index`; tgt_tokens: its target words (the decoder reads <bos> + words and writes
+    words + <eos>). layer and head count from 0. Returns (weights (n_q, n_k) NumPy, key labels, query labels).
+    """
+    if kind not in HEAD_KINDS:
+        raise ValueError(f"kind must be one of {sorted(HEAD_KINDS)}, got {kind!r}")
+    layers = sorted(layer_ for kind_, layer_ in maps if kind_ == kind)
+    if not layers:
+        raise ValueError(f"maps has no {kind!r} entries (keys: {sorted(maps)}); decoder maps need a target")
+    if layer not in layers:
+        raise ValueError(f"layer must be one of {layers} for kind {kind!r}, got {layer!r}")
+    w = to_numpy(maps[(kind, layer)])
+    if w.ndim != 4:
+        raise ValueError(f"maps[{(kind, layer)!r}] has shape {w.shape}; expected (batch, n_heads, n_q, n_k)")
+    batch, n_heads, n_q, n_k = w.shape
+    if not 0 <= head < n_heads:
+        raise ValueError(f"head must lie in 0..{n_heads - 1} (this layer has {n_heads} heads), got {head!r}")
+    if not 0 <= index < batch:
+        raise ValueError(f"index must lie in 0..{batch - 1} (sentences in the batch), got {index!r}")
+    src, read, wrote = list(src_tokens), ["<bos>", *tgt_tokens], [*tgt_tokens, "<eos>"]
+    keys, queries = {"encoder": (src, src), "decoder_self": (read, wrote), "decoder_cross": (src, wrote)}[kind]
+    if len(queries) > n_q or len(keys) > n_k:
+        raise ValueError(f"{len(queries)} query and {len(keys)} key tokens do not fit the {kind!r} map of shape "
+                         f"({n_q}, {n_k}) (n_q, n_k): are these the tokens of sentence {index} of the batch?")
+    return w[index, head, : len(queries), : len(keys)], keys, queries
+
+
+def draw_head(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], kind: str, layer: int, head: int,
+              ax=None, index: int = 0, colorbar: bool = True, title: str | None = None):
+    """Draw one head of one layer of a Transformer for one sentence (heatmap, tokens as ticks, colour 0-1).
+
+    kind: "encoder" (source x source), "decoder_self" (rows: the word each position writes; columns: the words it
+    has read, <bos> first) or "decoder_cross" (rows: the word written; columns: source words). layer, head count
+    from 0; titles count from 1. See `head_map` for maps and tokens. Returns the Axes.
+    """
+    w, keys, queries = head_map(maps, src_tokens, tgt_tokens, kind, layer, head, index)
+    n_layers = len([1 for kind_, _ in maps if kind_ == kind])
+    n_heads = to_numpy(maps[(kind, layer)]).shape[1]
+    xlabel = {"encoder": "source words (keys)", "decoder_self": "target words read so far (keys)",
+              "decoder_cross": "source words (keys)"}[kind]
+    ylabel = "source words (queries)" if kind == "encoder" else "word being written (queries)"
+    title = title or f"{HEAD_KINDS[kind]}\nlayer {layer + 1} of {n_layers}, head {head + 1} of {n_heads}"
+    return plot_attention(w, keys=keys, queries=queries, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel,
+                          annotate=False, colorbar=colorbar)
+
+
+def draw_layer_heads(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], kind: str, layer: int = 0,
+                     index: int = 0, columns: int = 4, cell: float = 0.17):
+    """Small multiples: every head of one layer side by side (draw_head each), one shared 0-1 colour bar.
+
+    cell: inches per token. Returns the figure.
+    """
+    n_heads = to_numpy(maps[(kind, layer)]).shape[1] if (kind, layer) in maps else 0
+    _, keys, queries = head_map(maps, src_tokens, tgt_tokens, kind, layer, 0, index)   # validates the arguments
+    columns = max(1, min(columns, n_heads))
+    rows = math.ceil(n_heads / columns)
+    width, height = 1.4 + cell * len(keys), 1.6 + cell * len(queries)
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns + 0.8, height * rows), squeeze=False,
+                             layout="constrained")
+    for h, ax in enumerate(axes.ravel()):
+        if h >= n_heads:
+            ax.set_visible(False)
+            continue
+        draw_head(maps, src_tokens, tgt_tokens, kind, layer, h, ax=ax, index=index, colorbar=False,
+                  title=f"head {h + 1} of {n_heads}")
+        if h % columns:
+            ax.set_ylabel("")
+            ax.set_yticklabels([])
+    image = axes.ravel()[0].images[0]
+    fig.colorbar(image, ax=axes.ravel().tolist(), fraction=0.02, pad=0.01, label="weight (0-1)")
+    fig.suptitle(f"{HEAD_KINDS[kind]}, layer {layer + 1}: every head", fontweight="bold")
+    return fig
+
+
+__all__ += ["HEAD_KINDS", "head_map", "draw_head", "draw_layer_heads"]

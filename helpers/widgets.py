@@ -519,3 +519,135 @@ class DecodingStepViewer:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
         return bundle
+
+
+# ----------------------------------------------------------------------------------------------- Transformer heads
+def _head_pair(sentence) -> tuple[list[str], list[str]]:
+    """(source tokens, target tokens) from a source sentence (target: the grammar's translation) or a pair."""
+    from helpers import toylang
+
+    if isinstance(sentence, tuple):
+        if len(sentence) < 2:
+            raise ValueError(f"a sentence pair needs (source, target[, alignment]); got {len(sentence)} item(s)")
+        return tokenize_source(sentence[0]), tokenize_source(sentence[1])
+    src = tokenize_source(sentence)
+    if not src:
+        raise ValueError("an empty sentence has no attention map")
+    return src, list(toylang.translate(src)[0])
+
+
+def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind: str, layer: int, head: int,
+                      sentence: int, n_layers: int, n_heads: int) -> str:
+    """The explorer's readout: which head is shown (data-kind, data-layer, data-head, data-sentence; layer and head
+    counted from 1, as the controls show them) and its strongest link, as HTML."""
+    from helpers.plotting import HEAD_KINDS
+
+    w = to_numpy(weights)
+    i, j = np.unravel_index(int(np.argmax(w)), w.shape)
+    q, k = html.escape(str(queries[i])), html.escape(str(keys[j]))
+    return (f'<div class="head-state" role="status" aria-live="polite" data-kind="{kind}" data-layer="{layer + 1}" '
+            f'data-head="{head + 1}" data-sentence="{sentence}" data-strongest="{w[i, j]:.4f}">'
+            f"{html.escape(HEAD_KINDS[kind])} · layer {layer + 1} of {n_layers} · head {head + 1} of {n_heads} · "
+            f"sentence {sentence}: strongest link <b>{q}</b> → <b>{k}</b> ({w[i, j]:.4f})</div>")
+
+
+class HeadExplorer:
+    """Pick a kind of attention, a layer, a head and a sentence; see that head's map. A thin layer over
+    `helpers.plotting.draw_head` and `TransformerTranslator.attention_maps` (teacher forcing: the decoder reads
+    the reference translation).
+
+    sentences: source sentences (strings or token lists; the target is the grammar's translation) or
+    (source, target[, alignment]) pairs. Controls a test or a self-check can set: `kind` (Dropdown of
+    "encoder", "decoder_self", "decoder_cross"), `layer` and `head` (IntSliders counted from 1, as their labels
+    show), `sentence` (Dropdown of indices); read `readout.value` (HTML with data-kind, data-layer, data-head,
+    data-sentence) and `image.value` (PNG bytes). CSS classes: head-explorer (the whole widget), head-kind,
+    head-layer, head-pick (the head slider), head-sentence, head-readout, head-figure.
+    """
+
+    def __init__(self, model, sentences: Sequence, kind: str = "decoder_cross"):
+        import ipywidgets as W
+
+        from helpers.plotting import HEAD_KINDS
+
+        self.model = model
+        self.pairs = [_head_pair(s) for s in sentences]
+        if not self.pairs:
+            raise ValueError("HeadExplorer needs at least one sentence")
+        unknown = sorted({t for src, _ in self.pairs for t in src if t not in model.src_vocab})
+        if unknown:
+            raise ValueError(f"unknown source word(s) {unknown}: the toy source language does not have them")
+        if kind not in HEAD_KINDS:
+            raise ValueError(f"kind must be one of {sorted(HEAD_KINDS)}, got {kind!r}")
+        self._maps: dict[int, dict] = {}
+        maps = self.maps(0)
+        self.n_layers = len([1 for kind_, _ in maps if kind_ == "encoder"])
+        self.n_heads = int(maps[("encoder", 0)].shape[1])
+        style = {"description_width": "80px"}
+        self.kind = W.Dropdown(options=[(label, k) for k, label in HEAD_KINDS.items()], value=kind,
+                               description="attention", style=style, layout=W.Layout(width="420px"))
+        self.layer = W.IntSlider(value=1, min=1, max=self.n_layers, description="layer", style=style,
+                                 disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
+        self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description="head", style=style,
+                                layout=W.Layout(width="300px"))
+        labels = [f"{i}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]
+        self.sentence = W.Dropdown(options=[(lab if len(lab) < 80 else lab[:77] + "...", i)
+                                            for i, lab in enumerate(labels)], value=0, description="sentence",
+                                   style=style, layout=W.Layout(width="95%"))
+        for control, css in ((self.kind, "head-kind"), (self.layer, "head-layer"), (self.head, "head-pick"),
+                             (self.sentence, "head-sentence")):
+            control.add_class(css)
+            control.observe(lambda change: self.refresh(), names="value")
+        self.readout = W.HTML()
+        self.readout.add_class("head-readout")
+        self.image = W.Image(format="png")
+        self.image.add_class("head-figure")
+        self.widget = W.VBox([self.sentence, W.HBox([self.kind, self.layer, self.head]), self.readout, self.image])
+        self.widget.add_class("head-explorer")
+        self.fig = Figure(dpi=90)
+        FigureCanvasAgg(self.fig)
+        self.refresh()
+
+    def maps(self, index: int) -> dict:
+        """attention_maps of sentence `index` (computed once): {(kind, layer): (1, n_heads, n_q, n_k)}."""
+        if index not in self._maps:
+            from helpers.seq2seq import make_batch
+
+            batch = make_batch([self.pairs[index]], self.model.src_vocab, self.model.tgt_vocab)
+            self._maps[index] = self.model.attention_maps(batch)
+        return self._maps[index]
+
+    def shown(self):
+        """(weights (n_q, n_k), key labels, query labels) of what the controls select."""
+        from helpers.plotting import head_map
+
+        src, tgt = self.pairs[self.sentence.value]
+        return head_map(self.maps(self.sentence.value), src, tgt, self.kind.value, self.layer.value - 1,
+                        self.head.value - 1)
+
+    def refresh(self) -> None:
+        """Redraw the map and rewrite the readout for the current controls."""
+        from helpers.plotting import draw_head
+
+        src, tgt = self.pairs[self.sentence.value]
+        weights, keys, queries = self.shown()
+        self.fig.clear()
+        self.fig.set_size_inches(max(4.0, 2.4 + 0.3 * len(keys)), max(3.0, 1.8 + 0.27 * len(queries)))
+        draw_head(self.maps(self.sentence.value), src, tgt, self.kind.value, self.layer.value - 1,
+                  self.head.value - 1, ax=self.fig.add_subplot())
+        self.fig.tight_layout()
+        self.image.value = figure_png(self.fig, compress_level=6)
+        self.readout.value = head_readout_html(weights, keys, queries, self.kind.value, self.layer.value - 1,
+                                               self.head.value - 1, self.sentence.value, self.n_layers,
+                                               self.n_heads)
+
+    def __repr__(self) -> str:
+        return (f"HeadExplorer({self.kind.value}, layer {self.layer.value} of {self.n_layers}, head {self.head.value} "
+                f"of {self.n_heads}, sentence {self.sentence.value} of {len(self.pairs)})")
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+__all__ += ["head_readout_html", "HeadExplorer"]
