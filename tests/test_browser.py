@@ -169,10 +169,11 @@ def test_decoding_step_slider_changes_the_view_in_chromium(tmp_path):
     assert before[1] != after[1], "the picture must change with the step"
 
 
-HEAD_EXPLORER = """from helpers.transformer import make_transformer
+HEAD_EXPLORER = """from helpers.toylang import load_split
+from helpers.transformer import make_transformer
 from helpers.widgets import HeadExplorer
 model = make_transformer(seed=0)
-explorer = HeadExplorer(model, ["the dog sleeps", "a cat near the river sees the old man"])
+explorer = HeadExplorer(model, [" ".join(load_split(name)[0][0]) for name in ("test_4-10", "test_11-20")])
 explorer"""
 
 
@@ -189,6 +190,7 @@ def test_head_explorer_changes_head_in_chromium(tmp_path):
         try:
             page = open_notebook(browser, base, token, name)
             page.locator(".head-explorer").wait_for(state="visible", timeout=60_000)
+            page.locator(".head-explorer").scroll_into_view_if_needed()
             readout = page.locator(".head-readout [data-head]")
             before = (readout.get_attribute("data-head"), page.locator(".head-explorer img").get_attribute("src"))
             control = page.locator(".head-pick [role=slider]")
