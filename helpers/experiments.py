@@ -5,14 +5,17 @@ so that any summary (mean over seeds, spread, a pivot by bucket) is one call to 
 """
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Iterable, Sequence
 
+import numpy as np
 import torch
 
 from helpers.cost import count_parameters, time_call
 
-__all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "compare_variants"]
+__all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
+           "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate"]
 
 
 # ---------------------------------------------------------------- speed
@@ -116,17 +119,102 @@ def by_bucket(rows: Sequence[dict], value: str = "bleu") -> dict:
     return out
 
 
-def _std(values: list[float]) -> float:
-    """Sample standard deviation, 0.0 for fewer than two values."""
-    return statistics.stdev(values) if len(values) > 1 else 0.0
+# ---------------------------------------------------------------- paired comparisons
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
 
 
-def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu") -> dict:
-    """Compare config `a` with config `b` on one set, seed by seed (paired: same seeds).
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta function I_x(a, b), 0 <= x <= 1."""
+    if x <= 0.0 or x >= 1.0:
+        return 0.0 if x <= 0.0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
 
-    Returns mean_a, mean_b, diff (mean_a - mean_b), per-seed diffs, spread (the larger of the two
-    seed-to-seed standard deviations), and `verdict`: "a better", "b better" or "no clear difference".
-    A side is "better" only when every seed agrees on the sign AND |diff| exceeds the spread.
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t distribution with `df` degrees of freedom."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(prob: float, df: float) -> float:
+    """The t with P(T <= t) = prob for Student's t with `df` degrees of freedom (bisection on t_cdf)."""
+    if not 0.0 < prob < 1.0:
+        raise ValueError(f"prob must lie strictly between 0 and 1, got {prob}")
+    lo, hi = -1.0, 1.0
+    while t_cdf(lo, df) > prob:
+        lo *= 2.0
+    while t_cdf(hi, df) < prob:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if t_cdf(mid, df) < prob:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, abs(mid)):
+            break
+    return 0.5 * (lo + hi)
+
+
+def paired_interval(diffs: Sequence[float], level: float = 0.95) -> dict:
+    """Mean of paired differences with its t-interval: {"mean", "low", "high", "half_width", "sd", "n", "level"}.
+
+    The interval is mean ± t_{(1+level)/2, n-1} · sd / sqrt(n), sd the sample standard deviation of the diffs.
+    """
+    diffs = [float(d) for d in diffs]
+    if len(diffs) < 2:
+        raise ValueError(f"a paired t-interval needs at least 2 differences (seeds), got {len(diffs)}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    if not all(math.isfinite(d) for d in diffs):
+        raise ValueError(f"differences must be finite numbers, got {diffs}")
+    n, mean, sd = len(diffs), statistics.fmean(diffs), statistics.stdev(diffs)
+    half = t_quantile((1.0 + level) / 2.0, n - 1) * sd / math.sqrt(n)
+    return dict(mean=mean, low=mean - half, high=mean + half, half_width=half, sd=sd, n=n, level=level)
+
+
+#: The verdicts of compare_variants.
+VERDICTS = ("a better", "b better", "no difference detectable")
+
+
+def verdict_of(low: float, high: float) -> str:
+    """The rule: a side wins only when the interval [low, high] of mean(a - b) excludes zero."""
+    if low > 0:
+        return VERDICTS[0]
+    if high < 0:
+        return VERDICTS[1]
+    return VERDICTS[2]
+
+
+def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu",
+                     level: float = 0.95) -> dict:
+    """Compare config `a` with config `b` on one set, seed by seed (paired: same seeds, same starts).
+
+    Returns mean_a, mean_b, the per-seed diffs (a - b) and seeds, their mean `diff` with the t-interval
+    [low, high] at `level` (half_width, sd of the diffs, n), and `verdict` (one of VERDICTS): "a better" or
+    "b better" only when the interval excludes zero, else "no difference detectable". Under no difference the
+    rule calls a winner with probability 1 - level (see false_verdict_rate).
     """
     def by_seed(config):
         got = {r["seed"]: float(r[value]) for r in rows if r["config"] == config and r["set"] == set_name}
@@ -138,13 +226,35 @@ def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value:
     if set(va) != set(vb):
         raise ValueError(f"configs {a!r} and {b!r} were run with different seeds: {sorted(va)} vs {sorted(vb)}")
     seeds = sorted(va)
+    if len(seeds) < 2:
+        raise ValueError(f"a paired comparison needs at least 2 seeds; {a!r} and {b!r} have {seeds}")
     diffs = [va[s] - vb[s] for s in seeds]
-    spread = max(_std(list(va.values())), _std(list(vb.values())))
-    diff = statistics.fmean(diffs)
-    same_sign = all(d > 0 for d in diffs) or all(d < 0 for d in diffs)
-    if same_sign and abs(diff) > spread:
-        verdict = "a better" if diff > 0 else "b better"
+    ci = paired_interval(diffs, level)
+    return dict(a=a, b=b, set=set_name, value=value, mean_a=statistics.fmean(va.values()),
+                mean_b=statistics.fmean(vb.values()), diff=ci["mean"], diffs=diffs, seeds=seeds, low=ci["low"],
+                high=ci["high"], half_width=ci["half_width"], sd=ci["sd"], n=ci["n"], level=level,
+                verdict=verdict_of(ci["low"], ci["high"]))
+
+
+def false_verdict_rate(n_seeds: int, level: float = 0.95, trials: int = 20000, seed: int = 0,
+                       diffs: Sequence[float] | None = None) -> float:
+    """Share of simulated experiments with NO true difference in which compare_variants' rule calls a winner.
+
+    Each trial draws n_seeds paired differences with mean zero: from a normal distribution (diffs=None; the
+    rule is scale-free, so its spread does not matter), or by resampling the given measured diffs after
+    shifting them to mean zero (keeps their shape). Returns a share in [0, 1]; about 1 - level for normal diffs.
+    """
+    if n_seeds < 2 or trials < 1:
+        raise ValueError(f"need n_seeds >= 2 and trials >= 1, got n_seeds={n_seeds}, trials={trials}")
+    rng = np.random.default_rng(seed)
+    if diffs is None:
+        draws = rng.standard_normal((trials, n_seeds))
     else:
-        verdict = "no clear difference"
-    return dict(a=a, b=b, set=set_name, mean_a=statistics.fmean(va.values()), mean_b=statistics.fmean(vb.values()),
-                diff=diff, diffs=diffs, seeds=seeds, spread=spread, verdict=verdict)
+        centred = np.asarray(diffs, dtype=float) - float(np.mean(diffs))
+        if centred.size < 2:
+            raise ValueError(f"need at least 2 measured diffs to resample, got {centred.size}")
+        draws = rng.choice(centred, size=(trials, n_seeds), replace=True)
+    mean, sd = draws.mean(axis=1), draws.std(axis=1, ddof=1)
+    half = t_quantile((1.0 + level) / 2.0, n_seeds - 1) * sd / math.sqrt(n_seeds)
+    called = (mean - half > 0) | (mean + half < 0)
+    return float(called.mean())

@@ -1,4 +1,5 @@
 """helpers.experiments: parameter counts against the formulas, the timer, the tidy table and its summaries."""
+import random
 import statistics
 
 import pytest
@@ -6,7 +7,19 @@ import torch
 
 from helpers.attention import AdditiveAttention, DotProductAttention, MultiplicativeAttention, ScaledDotProductAttention
 from helpers.cost import count_parameters, time_call
-from helpers.experiments import by_bucket, compare_variants, pivot, run_experiment, summarize, time_scorers
+from helpers.experiments import (
+    VERDICTS,
+    by_bucket,
+    compare_variants,
+    false_verdict_rate,
+    paired_interval,
+    pivot,
+    run_experiment,
+    summarize,
+    t_cdf,
+    t_quantile,
+    time_scorers,
+)
 from helpers.plotting import plot_quality_by_length, plot_seed_points
 from helpers.tables import format_table
 from helpers.toylang import sample_pairs
@@ -107,22 +120,87 @@ def test_pivot_and_format_table():
     assert text[1].split() == ["w", "72.0", "99.0"] and text[2].split() == ["c", "82.0", "-"]
 
 
-def test_compare_variants_verdicts():
+# Student's t quantiles t_{0.975, df} from a printed table (e.g. NIST/SEMATECH e-Handbook, Table 1.3.6.7.2).
+T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 7: 2.365, 9: 2.262, 30: 2.042, 100: 1.984}
+
+
+def test_t_quantile_matches_the_printed_table_and_the_cdf_inverts_it():
+    for df, t in T_TABLE.items():
+        assert t_quantile(0.975, df) == pytest.approx(t, abs=1e-3), df
+        assert t_cdf(t_quantile(0.975, df), df) == pytest.approx(0.975, abs=1e-9)
+    assert t_quantile(0.5, 4) == pytest.approx(0.0, abs=1e-6)
+    assert t_quantile(0.025, 7) == pytest.approx(-T_TABLE[7], abs=1e-3)
+    assert t_cdf(1.0, 1) == pytest.approx(0.75)                  # Cauchy: 1/2 + atan(1)/pi
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        t_quantile(1.0, 3)
+
+
+def test_paired_interval_by_hand():
+    diffs = [-10.0, -7.0, -13.0]                                 # mean -10, sd 3, n 3
+    ci = paired_interval(diffs)
+    half = T_TABLE[2] * 3.0 / 3 ** 0.5
+    assert ci["mean"] == pytest.approx(-10.0) and ci["sd"] == pytest.approx(3.0)
+    assert (ci["low"], ci["high"]) == (pytest.approx(-10 - half, abs=1e-2), pytest.approx(-10 + half, abs=1e-2))
+    assert paired_interval(diffs, level=0.99)["half_width"] > ci["half_width"]
+    with pytest.raises(ValueError, match="at least 2 differences.*got 1"):
+        paired_interval([1.0])
+
+
+def test_compare_variants_calls_a_winner_only_when_the_interval_excludes_zero():
     clear = compare_variants(ROWS, "w", "c", "valid")
     assert clear["diffs"] == [-10.0, -7.0, -13.0] and clear["diff"] == pytest.approx(-10.0)
-    assert clear["spread"] == pytest.approx(statistics.stdev([80.0, 81.0, 85.0]))
-    assert clear["verdict"] == "b better"
+    assert clear["high"] < 0 and clear["verdict"] == "b better"        # -10 +- 7.45
     assert compare_variants(ROWS, "c", "w", "valid")["verdict"] == "a better"
-    mixed = compare_variants(ROWS, "n", "c", "valid")          # diffs -1, +5, -14: signs disagree
-    assert mixed["verdict"] == "no clear difference"
+    mixed = compare_variants(ROWS, "n", "c", "valid")                  # diffs -1, +5, -14: the interval spans 0
+    assert mixed["low"] < 0 < mixed["high"] and mixed["verdict"] == "no difference detectable"
     noisy = [dict(config=c, seed=s, set="valid", bleu=v) for c, vs in (("w", [70, 74, 72]), ("c", [71, 75, 100]))
              for s, v in enumerate(vs)]
-    got = compare_variants(noisy, "w", "c", "valid")            # every seed says c, but |diff| 10 < spread 15.7
-    assert got["diffs"] == [-1, -1, -28] and got["verdict"] == "no clear difference"
+    got = compare_variants(noisy, "w", "c", "valid")                   # every seed says c, but one seed says it loudly
+    assert got["diffs"] == [-1, -1, -28] and got["verdict"] == "no difference detectable"
+    assert set(VERDICTS) == {"a better", "b better", "no difference detectable"}
     with pytest.raises(ValueError, match="different seeds"):
         compare_variants(ROWS + [dict(config="c", seed=5, set="train", bleu=1.0)], "w", "c", "train")
     with pytest.raises(ValueError, match="no rows"):
         compare_variants(ROWS, "w", "zzz", "valid")
+    with pytest.raises(ValueError, match="at least 2 seeds"):
+        compare_variants(ROWS + [dict(config="c", seed=0, set="train", bleu=1.0)], "w", "c", "train")
+
+
+def _simulated_rows(n_seeds, shift, rng):
+    """Two configs on one set; b = a's seed effect + noise + shift (a paired design)."""
+    rows = []
+    for s in range(n_seeds):
+        base = rng.gauss(70.0, 5.0)                                     # the seed's luck, shared by both
+        rows.append(dict(config="a", seed=s, set="valid", bleu=base + rng.gauss(0.0, 2.0)))
+        rows.append(dict(config="b", seed=s, set="valid", bleu=base + rng.gauss(0.0, 2.0) + shift))
+    return rows
+
+
+@pytest.mark.parametrize("n_seeds", [3, 8])
+def test_the_rule_calls_a_false_winner_about_five_times_in_a_hundred(n_seeds):
+    """Simulated experiments with NO true difference, judged by compare_variants itself: about 5% verdicts."""
+    rng = random.Random(n_seeds)
+    trials = 2000
+    wrong = sum(compare_variants(_simulated_rows(n_seeds, 0.0, rng), "a", "b", "valid")["verdict"] != VERDICTS[2]
+                for _ in range(trials))
+    assert 0.03 <= wrong / trials <= 0.07, wrong / trials              # 5% +- 4 standard errors
+    assert 0.04 <= false_verdict_rate(n_seeds, trials=20000) <= 0.06   # the vectorised simulation agrees
+    assert false_verdict_rate(n_seeds, level=0.8, trials=20000) == pytest.approx(0.2, abs=0.02)
+
+
+def test_the_rule_finds_a_real_difference_with_enough_seeds():
+    rng = random.Random(1)
+    found = [compare_variants(_simulated_rows(8, -4.0, rng), "a", "b", "valid")["verdict"] for _ in range(300)]
+    assert found.count("a better") / 300 >= 0.9                         # shift = 1.4 sd of the diffs: found
+    assert "b better" not in found
+
+
+def test_false_verdict_rate_resamples_measured_diffs_and_rejects_bad_input():
+    rate = false_verdict_rate(8, diffs=[-5.5, -2.0, -7.0, 3.0, 1.0, 0.5, -1.0, 2.0], trials=5000)
+    assert 0.0 < rate < 0.2
+    assert false_verdict_rate(8, diffs=[1.0, 1.0, 1.0], trials=100) == 0.0   # no spread, centred at 0: never
+    with pytest.raises(ValueError, match="n_seeds >= 2"):
+        false_verdict_rate(1)
 
 
 def test_plots_have_titles_labels_and_one_dot_series_per_seed():
