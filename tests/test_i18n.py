@@ -13,6 +13,11 @@ from helpers.devtools import chapter_notebooks, notebook_problems, zh
 
 CHAPTERS = chapter_notebooks()
 IDS = [p.stem[:2] for p in CHAPTERS]
+# Chapters whose English text changed so late in a round that the translation is still to come. Each one is named,
+# with its reason, in README.zh.md; its zh notebook keeps the English text with the builder's "not yet translated"
+# note on every cell. Remove a chapter from here when its catalogue is translated: then every test below applies.
+PENDING = {"05": "rewritten at the end of this round (the decoder on the page, both wirings); translation next"}
+TRANSLATED = [p for p in CHAPTERS if p.stem[:2] not in PENDING]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 KEY_LITERAL = re.compile(r"""["']((?:core|describe|setup|widgets|ch\d\d)\.[a-z0-9_]+)["']""")
 
@@ -113,8 +118,8 @@ def _untranslated(path) -> list[str]:
     return [f"{cell_id}: {status}" for cell_id, status in zh.chapter_status(path).items() if status != "ok"]
 
 
-def test_every_markdown_cell_of_every_chapter_is_translated_and_not_stale():
-    missing = {p.name: len(_untranslated(p)) for p in CHAPTERS if _untranslated(p)}
+def test_every_markdown_cell_of_every_translated_chapter_is_translated_and_not_stale():
+    missing = {p.name: len(_untranslated(p)) for p in TRANSLATED if _untranslated(p)}
     assert not missing, (f"Markdown cells without a current translation, per chapter: {missing}. Run "
                          "`python -m helpers.devtools.zh extract`, translate the entries marked `todo` in i18n/zh/, "
                          "then `python -m helpers.devtools.zh build`.")
@@ -122,6 +127,15 @@ def test_every_markdown_cell_of_every_chapter_is_translated_and_not_stale():
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
 def test_chapter_is_translated_and_not_stale(path):
+    if path.stem[:2] in PENDING:
+        untranslated = _untranslated(path)
+        assert untranslated, f"{path.name} is translated now: remove it from PENDING"
+        readme = (ROOT / "README.zh.md").read_text()
+        assert f"{path.stem[:2]}" in readme and "尚未" in readme, "README.zh.md must say which chapter is pending"
+        text = "\n".join(c.source for c in nbformat.read(zh.ZH_DIR / path.name, as_version=4).cells
+                         if c.cell_type == "markdown")
+        assert text.count("本段尚未译成中文") >= len(untranslated), "every untranslated cell says so in the zh edition"
+        return
     assert not _untranslated(path), f"{path.name}: {_untranslated(path)}"
 
 
@@ -162,7 +176,11 @@ def test_code_cells_are_identical_but_for_the_setup_line(path):
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
 def test_zh_notebook_passes_the_hygiene_checks(path):
-    assert notebook_problems(zh.ZH_DIR / path.name, **zh.ZH_SKELETON) == []
+    skeleton = {} if path.stem[:2] in PENDING else zh.ZH_SKELETON     # a pending chapter keeps the English text
+    problems = notebook_problems(zh.ZH_DIR / path.name, **skeleton)
+    if path.stem[:2] in PENDING:   # ...and the zh setup line
+        problems = [p for p in problems if "setup cell" not in p]
+    assert problems == []
 
 
 def test_the_zh_skeleton_is_checked():
@@ -246,7 +264,7 @@ def test_the_glossary_has_a_term_table_following_the_seeds():
         assert terms.get(en) == zh_term, (en, terms.get(en))
 
 
-TERMS = [row for row in glossary_terms() if CJK.search(row[2])]  # BLEU, softmax, Transformer stay as they are
+TERMS = [row for row in glossary_terms() if CJK.search(row[2]) and row[0] not in PENDING]  # BLEU etc. stay as they are
 
 
 @pytest.mark.parametrize("chapter, english, chinese", TERMS, ids=[f"{c}-{e}" for c, e, _ in TERMS])
