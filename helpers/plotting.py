@@ -401,5 +401,5 @@ def plot_alignment_curve(curve: dict, baseline: dict | None = None, ax=None,
     ax.set(title=title, xlabel="training step (batches)", ylabel="alignment accuracy (%)", ylim=(0, 100))
     right.set(ylabel="attention mass on gold (0-1)", ylim=(0, 1))
     handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
-    ax.legend(handles, [h.get_label() for h in handles], loc="lower right", fontsize=8)
+    ax.legend(handles, [h.get_label() for h in handles], loc="center right", bbox_to_anchor=(1.0, 0.35), fontsize=8)
     return ax
