@@ -416,3 +416,76 @@ def draw_layer_heads(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence
 
 
 __all__ += ["HEAD_KINDS", "head_map", "draw_head", "draw_layer_heads"]
+
+
+# ---------------------------------------------------------------- chapter 05: training dynamics
+__all__ += ["plot_loss_curves", "plot_attention_snapshots", "plot_alignment_curve"]
+
+
+def plot_loss_curves(losses: dict[str, Sequence[float]], ax=None, smooth: int = 20,
+                     title: str = "Training loss"):
+    """Training loss against the step, one line per model: a moving average over `smooth` steps, log scale.
+
+    losses: {model name: per-step losses} (e.g. helpers.training.TrainLog.losses). Returns the Axes.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    for name, values in losses.items():
+        v = np.asarray(values, dtype=float)
+        if v.size == 0:
+            raise ValueError(f"no losses for {name!r}")
+        k = max(1, min(smooth, v.size))
+        mean = np.convolve(v, np.ones(k) / k, mode="valid")         # (n_steps - k + 1,)
+        ax.semilogy(np.arange(k, v.size + 1), mean, label=name)
+    ax.set(title=title, xlabel="training step (batches)", ylabel=f"cross-entropy (mean of {smooth} steps, log)")
+    ax.legend(loc="best")
+    return ax
+
+
+def plot_attention_snapshots(maps: dict, source: Sequence[str], target: Sequence[str], columns: int | None = None,
+                             title: str = "The attention map of one sentence during training"):
+    """Small multiples of plot_attention, one per training step, on one fixed 0-1 colour scale; returns the figure.
+
+    maps: {step: weights (n_target, n_source)}, all of one sentence; source/target: its words (ticks).
+    """
+    if not maps:
+        raise ValueError("no maps to draw: give {step: weights (n_target, n_source)}")
+    steps = sorted(maps)
+    columns = columns or len(steps)
+    rows = math.ceil(len(steps) / columns)
+    width = max(2.6, 0.75 + 0.2 * len(source))
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns + 0.8, max(2.4, 1.1 + 0.2 * len(target)) * rows),
+                             squeeze=False, sharey=True, layout="constrained")
+    for k, (ax, step) in enumerate(zip(axes.ravel(), steps, strict=False)):
+        plot_attention(maps[step], keys=source, queries=target, ax=ax, title=f"after {step} steps",
+                       xlabel="source words", ylabel="target words" if k % columns == 0 else "", colorbar=False,
+                       annotate=False)
+    for ax in axes.ravel()[len(steps):]:
+        ax.set_visible(False)
+    image = axes.ravel()[0].images[0]
+    fig.colorbar(image, ax=axes, fraction=0.02, pad=0.01, label="weight (0-1)")
+    fig.suptitle(title, fontweight="bold")
+    return fig
+
+
+def plot_alignment_curve(curve: dict, baseline: dict | None = None, ax=None,
+                         title: str = "Alignment emerges during training"):
+    """Alignment accuracy (%, left axis) and attention mass on gold (0-1, right axis) against the training step.
+
+    curve: {step: {"align": %, "mass": 0-1}} (helpers.training.alignment_scores at each step); baseline: the same
+    two numbers for attention with no information (uniform_attention_baseline), drawn dotted. Returns the left Axes.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    steps = sorted(curve)
+    right = ax.twinx()
+    right.spines["right"].set_visible(True)
+    ax.plot(steps, [curve[s]["align"] for s in steps], marker="o", color="tab:blue", label="alignment accuracy (%)")
+    right.plot(steps, [curve[s]["mass"] for s in steps], marker="s", color="tab:orange", label="mass on gold (0-1)")
+    if baseline is not None:
+        ax.axhline(baseline["align"], ls=":", color="0.4", label="no-information baseline (uniform attention)")
+    ax.set(title=title, xlabel="training step (batches)", ylabel="alignment accuracy (%)", ylim=(0, 100))
+    right.set(ylabel="attention mass on gold (0-1)", ylim=(0, 1))
+    handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], loc="center right", bbox_to_anchor=(1.0, 0.35), fontsize=8)
+    return ax

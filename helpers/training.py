@@ -219,3 +219,87 @@ def results_table(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "e
                 if k in res:
                     table.setdefault(bucket, {})[f"{model} {k}"] = res[k]
     return table
+
+
+# ---------------------------------------------------------------- chapter 05: alignment while training, by word class
+__all__ += ["alignment_scores", "uniform_attention_baseline", "word_class", "alignment_by_class", "count_forward_calls"]
+
+
+def alignment_scores(model: Seq2Seq, pairs: Sequence) -> dict[str, float]:
+    """Teacher-forced alignment accuracy (0-100) and attention mass on gold (0-1) on (src, tgt, align) pairs."""
+    from helpers.metrics import attention_mass_on_gold
+
+    weights, gold = forced_attention(model, list(pairs)), [p[2] for p in pairs]
+    return {"align": alignment_accuracy(weights, gold), "mass": attention_mass_on_gold(weights, gold)}
+
+
+def uniform_attention_baseline(pairs: Sequence) -> dict[str, float]:
+    """What attention spread evenly over the source scores, with no information: {"align": %, "mass": 0-1}.
+
+    Over target words with a non-empty gold set: a uniformly random most-attended position is in the set with
+    probability |set| / n_src (align, in %), and uniform weights put that share of the mass on it (mass).
+    """
+    shares = [len(a) / len(p[0]) for p in pairs for a in p[2] if len(a) > 0]
+    if not shares:
+        raise ValueError("no target word with a gold source position in these pairs")
+    mean = sum(shares) / len(shares)
+    return {"align": 100.0 * mean, "mass": mean}
+
+
+def word_class(src: Sequence[str], alignment: Sequence[Sequence[int]], j: int) -> str:
+    """The class of target word j, read off its gold set and the source words it translates.
+
+    "no source" (empty set: de, le), "measure word" (determiner + noun), "phrasal verb" (two verb words),
+    "circumposition, 1st half" / "2nd half" (the two target words of one preposition), "clause joiner",
+    "relative de" (who/which), else the source word's category: "determiner", "adjective", "noun", "verb".
+    """
+    from helpers.toylang import CATEGORY
+
+    gold = tuple(alignment[j])
+    if not gold:
+        return "no source"
+    cats = [CATEGORY.get(src[i], "?") for i in gold]
+    if len(gold) > 1:
+        return "measure word" if "det" in cats else "phrasal verb" if "verb_phrasal" in cats else "two source words"
+    cat = cats[0]
+    if cat == "prep":
+        first = next(k for k, a in enumerate(alignment) if tuple(a) == gold)
+        return "circumposition, 1st half" if first == j else "circumposition, 2nd half"
+    names = {"det": "determiner", "adj": "adjective", "noun": "noun", "conj": "clause joiner", "rel": "relative de",
+             "verb_t": "verb", "verb_i": "verb", "verb_phrasal": "verb"}
+    return names.get(cat, cat)
+
+
+def alignment_by_class(weights: Sequence, pairs: Sequence) -> dict[str, dict[str, float]]:
+    """Alignment per target-word class (`word_class`): {class: {"n", "align" (%), "mass" (0-1), "early" (%)}}.
+
+    weights: one (n_tgt, n_src) map per pair (e.g. forced_attention). "early": the share of the class's misses
+    whose most-attended position is the one just before its gold set (a systematic one-step-early miss).
+    Words without a source are left out (they have nothing to be right about).
+    """
+    if len(weights) != len(pairs):
+        raise ValueError(f"got {len(weights)} weight maps for {len(pairs)} pairs; expected one per pair")
+    stats: dict[str, list] = {}
+    for w, (src, _tgt, align) in zip(weights, pairs, strict=True):
+        best = torch.as_tensor(w).argmax(-1).tolist()
+        for j, gold in enumerate(align):
+            if not gold:
+                continue
+            s = stats.setdefault(word_class(src, align, j), [0, 0, 0.0, 0])  # n, hits, mass, early misses
+            s[0] += 1
+            s[1] += best[j] in gold
+            s[2] += float(torch.as_tensor(w)[j, list(gold)].sum())
+            s[3] += best[j] not in gold and best[j] == min(gold) - 1
+    return {c: {"n": n, "align": 100.0 * hits / n, "mass": mass / n,
+                "early": 100.0 * early / max(n - hits, 1)} for c, (n, hits, mass, early) in sorted(stats.items())}
+
+
+def count_forward_calls(module: torch.nn.Module, fn) -> int:
+    """How many times `module`'s forward runs while fn() runs (counted with a forward hook, removed afterwards)."""
+    calls = []
+    handle = module.register_forward_hook(lambda *args: calls.append(1))
+    try:
+        fn()
+    finally:
+        handle.remove()
+    return len(calls)

@@ -35,6 +35,11 @@ ALLOWED: dict[str, dict[str, str]] = {
         "1": "one as a word (sums to 1, weight 1)",
         "2": "small counts and exponents written in prose (n², 2 cores)",
     },
+    "05_attention_translation": {
+        "26.75": "quoted: Bahdanau et al. 2015, Table 1, RNNsearch-50 BLEU on WMT'14 English-French",
+        "17.82": "quoted: Bahdanau et al. 2015, Table 1, RNNencdec-50 BLEU",
+        "50": "the paper's model names (-50: trained on sentences of up to 50 words)",
+    },
     "08_cost_of_attention": {
         "3,000": "the practitioner's seed (003): a 3,000-word paper",
         "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
