@@ -160,10 +160,19 @@ class Scorer(nn.Module):
         """Raw scores  # (batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
         raise NotImplementedError
 
-    def forward(self, query, keys, values, mask=None):
+    def prepare_keys(self, keys: torch.Tensor) -> torch.Tensor:
+        """The part of scoring that does not depend on the query, done once per sentence (default: none)."""
+        return keys
+
+    def score_prepared(self, query: torch.Tensor, prepared: torch.Tensor) -> torch.Tensor:
+        """score(query, keys) from prepared = prepare_keys(keys)  # (b, n_q, d_q), (b, n_k, *) -> (b, n_q, n_k)"""
+        return self.score(query, prepared)
+
+    def forward(self, query, keys, values, mask=None, prepared=None):
         """query (batch, n_q, d_q), keys (batch, n_k, d_k), values (batch, n_k, d_v), mask (batch, 1|n_q, n_k).
 
-        Returns context (batch, n_q, d_v) and weights (batch, n_q, n_k).
+        Returns context (batch, n_q, d_v) and weights (batch, n_q, n_k). `prepared` (optional) is
+        prepare_keys(keys), computed once by a caller that scores the same keys against many queries in turn.
         """
         for name, x in (("query", query), ("keys", keys), ("values", values)):
             if x.dim() != 3:
@@ -185,7 +194,7 @@ class Scorer(nn.Module):
                 f"{_shape(query)}, keys {_shape(keys)}; expected keys of shape (batch, n_k, {query.shape[-1]}). "
                 "Use MultiplicativeAttention or AdditiveAttention when the sizes differ."
             )
-        scores = self.score(query, keys)  # (batch, n_q, n_k)
+        scores = self.score(query, keys) if prepared is None else self.score_prepared(query, prepared)  # (b, n_q, n_k)
         weights = self.dropout(masked_softmax(scores, mask))
         return torch.bmm(weights, values), weights
 
@@ -227,10 +236,18 @@ class AdditiveAttention(Scorer):
         self.W_k = nn.Linear(key_size, hidden_size, bias=False)
         self.v = nn.Linear(hidden_size, 1, bias=False)
 
+    def prepare_keys(self, keys):
+        """W_k k for every key, which does not depend on the query  # (batch, n_k, d_k) -> (batch, n_k, h)"""
+        return self.W_k(keys)
+
+    def score_prepared(self, query, prepared):
+        """vᵀ tanh(W_q q + prepared)  # (batch, n_q, d_q), (batch, n_k, h) -> (batch, n_q, n_k)"""
+        features = torch.tanh(self.W_q(query).unsqueeze(2) + prepared.unsqueeze(1))  # (b, n_q, n_k, h)
+        return self.v(features).squeeze(-1)
+
     def score(self, query, keys):
         """(batch, n_q, d_q), (batch, n_k, d_k) -> (batch, n_q, n_k)"""
-        features = torch.tanh(self.W_q(query).unsqueeze(2) + self.W_k(keys).unsqueeze(1))  # (b, n_q, n_k, h)
-        return self.v(features).squeeze(-1)
+        return self.score_prepared(query, self.prepare_keys(keys))
 
 
 @register_scorer("multiplicative")

@@ -29,7 +29,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from helpers.attention import SCORERS
+from helpers.attention import SCORERS, Scorer
 from helpers.cost import count_parameters
 from helpers.masks import padding_mask
 from helpers.toylang import Vocab, max_target_length, source_vocab, target_vocab
@@ -166,7 +166,15 @@ class FixedContextDecoder(nn.Module):
         return logits, None, state
 
 
-class LuongDecoder(nn.Module):
+class _Readout(nn.Module):
+    """The output step both attention wirings share: logits from [s_t; c_t; e] (needs pre_output and output)."""
+
+    def readout(self, state: torch.Tensor, context: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
+        """(..., hidden), (..., 2H), (..., emb) -> logits (..., V)"""
+        return self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
+
+
+class LuongDecoder(_Readout):
     """Luong's wiring: s_t = GRU(y_{t-1}, s_{t-1}); c_t = attend(query s_t); output from [s_t; c_t; y_{t-1}].
 
     The wiring is Luong's: the query is the current state s_t (after the GRU step) and the context is combined
@@ -203,15 +211,15 @@ class LuongDecoder(nn.Module):
         keys = self.key_proj(enc.outputs)
         context, weights = self.scorer(s, keys, enc.outputs, mask=enc.mask)   # (B, T, 2H), (B, T, S)
         context = self.context_dropout(context)
-        logits = self.output(torch.tanh(self.pre_output(torch.cat([s, context, e], dim=-1))))
-        return logits, weights, state
+        return self.readout(s, context, e), weights, state
 
 
-class BahdanauDecoder(nn.Module):
+class BahdanauDecoder(_Readout):
     """Bahdanau's wiring: c_t = attend(query s_{t-1}); s_t = GRUCell([y_{t-1}; c_t], s_{t-1}); output from
     [s_t; c_t; y_{t-1}]. Same parts and sizes as LuongDecoder except the cell's input, which also takes c_t.
 
-    `step` is one decoder step (the computation chapter 05 writes out); `forward` loops it over the targets.
+    `step` is one decoder step (the computation chapter 05 writes out): `update` (attend, recurrent step), then
+    `readout`; `forward` loops `update` over the targets.
     """
 
     has_attention = True
@@ -233,27 +241,43 @@ class BahdanauDecoder(nn.Module):
         """(1, B, hidden) first decoder state from the summary."""
         return torch.tanh(self.init(enc.summary))[None]
 
-    def step(self, y_prev: torch.Tensor, state: torch.Tensor, keys: torch.Tensor, enc: EncoderOutput):
-        """One step. y_prev (B,) ids, state s_{t-1} (B, hidden), keys (B, S, key_size) = key_proj(enc.outputs).
+    def update(self, y_prev: torch.Tensor, state: torch.Tensor, keys: torch.Tensor, enc: EncoderOutput,
+               prepared: torch.Tensor | None = None):
+        """A step without its readout: e (B, emb), context c_t (B, 2H), weights (B, S), new state s_t (B, hidden).
 
-        Returns logits (B, V), weights (B, S), new state s_t (B, hidden).
+        y_prev (B,) ids, state s_{t-1} (B, hidden), keys (B, S, key_size) = key_proj(enc.outputs); prepared =
+        scorer.prepare_keys(keys) (optional) saves recomputing the key side of the scores at every step.
         """
         e = self.embedding(y_prev)                                                    # (B, emb)
-        context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=enc.mask)  # query s_{t-1}
+        extra = {} if prepared is None else {"prepared": prepared}
+        context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=enc.mask, **extra)  # query s_{t-1}
         context = self.context_dropout(context[:, 0])                                 # (B, 2H)
         state = self.cell(torch.cat([e, context], dim=-1), state)                     # s_t: (B, hidden)
-        logits = self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
-        return logits, weights[:, 0], state
+        return e, context, weights[:, 0], state
+
+    def step(self, y_prev: torch.Tensor, state: torch.Tensor, keys: torch.Tensor, enc: EncoderOutput,
+             prepared: torch.Tensor | None = None):
+        """One step (arguments as `update`): logits (B, V), weights (B, S), new state s_t (B, hidden)."""
+        e, context, weights, state = self.update(y_prev, state, keys, enc, prepared)
+        return self.readout(state, context, e), weights, state
 
     def forward(self, tgt_in: torch.Tensor, enc: EncoderOutput, state: torch.Tensor):
-        """tgt_in (B, T) -> logits (B, T, V), weights (B, T, S), new state (1, B, hidden); a loop over T steps."""
+        """tgt_in (B, T) -> logits (B, T, V), weights (B, T, S), new state (1, B, hidden).
+
+        Only the recurrence must loop over the T steps; the readout needs no result of a later step, so it runs
+        once over all of them, and the key side of the scores (e.g. W_k h_s) is computed once per sentence.
+        """
         keys, s = self.key_proj(enc.outputs), state[0]
-        logits, weights = [], []
+        prepared = self.scorer.prepare_keys(keys) if isinstance(self.scorer, Scorer) else None
+        es, contexts, weights, states = [], [], [], []
         for t in range(tgt_in.shape[1]):
-            out, w, s = self.step(tgt_in[:, t], s, keys, enc)
-            logits.append(out)
+            e, c, w, s = self.update(tgt_in[:, t], s, keys, enc, prepared)
+            es.append(e)
+            contexts.append(c)
             weights.append(w)
-        return torch.stack(logits, 1), torch.stack(weights, 1), s[None]
+            states.append(s)
+        logits = self.readout(torch.stack(states, 1), torch.stack(contexts, 1), torch.stack(es, 1))
+        return logits, torch.stack(weights, 1), s[None]
 
 
 WIRINGS = {"luong": LuongDecoder, "bahdanau": BahdanauDecoder}

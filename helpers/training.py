@@ -31,7 +31,8 @@ class TrainLog:
 
 def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr: float = 3e-3,
           clip: float = 1.0, seed: int = 0, time_budget: float | None = None, progress: bool = True,
-          warmup: int = 50, decay_to: float = 0.1, callback=None, callback_steps: Sequence[int] = ()) -> TrainLog:
+          warmup: int = 50, decay_to: float = 0.1, callback=None, callback_steps: Sequence[int] = (),
+          stop_after: int | None = None) -> TrainLog:
     """Adam on teacher-forced cross-entropy for `steps` batches (length-bucketed, shuffled from `seed`).
 
     time_budget (seconds of wall time) stops early, for interactive use only: results then depend on the
@@ -39,11 +40,16 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     linearly to lr * decay_to at the last step. Shows a tqdm.auto bar when progress=True.
     callback(step, model) is called (in eval mode, gradients off) after `step` updates for every step in
     callback_steps: 0 is the untrained model, `steps` the trained one. Its time is not counted in the log.
+    stop_after (< steps) ends the run early on the same schedule: the model then matches, step for step, another
+    model's snapshot at that step of a full run with the same seed.
     """
     from tqdm.auto import tqdm
 
     if steps <= 0:
         raise ValueError(f"steps must be positive, got {steps}")
+    if stop_after is not None and not 0 < stop_after <= steps:
+        raise ValueError(f"stop_after must lie in 1..steps={steps}, got {stop_after}")
+    last = steps if stop_after is None else stop_after
     torch.manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
 
@@ -57,10 +63,10 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     log = TrainLog()
     model.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    bar = tqdm(total=steps, disable=not progress, desc=f"training ({model.config['kind']})", leave=False)
+    bar = tqdm(total=last, disable=not progress, desc=f"training ({model.config['kind']})", leave=False)
     wanted = sorted(set(callback_steps))
-    if wanted and (wanted[0] < 0 or wanted[-1] > steps or callback is None):
-        raise ValueError(f"callback_steps must lie in 0..{steps} and need a callback; got {wanted}")
+    if wanted and (wanted[0] < 0 or wanted[-1] > last or callback is None):
+        raise ValueError(f"callback_steps must lie in 0..{last} and need a callback; got {wanted}")
     paused = 0.0
 
     def call_back(step: int) -> None:
@@ -74,7 +80,7 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
             paused += time.process_time() - t0
 
     call_back(0)
-    for step in range(steps):
+    for step in range(last):
         batch = make_batch([pairs[i] for i in next(stream)], model.src_vocab, model.tgt_vocab)
         loss = model.loss(batch)
         opt.zero_grad(set_to_none=True)
@@ -87,15 +93,15 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
         if step % 20 == 0:
             bar.set_postfix(loss=f"{log.final_loss(20):.3f}")
         bar.update(1)
-        if step + 1 < steps:
+        if step + 1 < last:
             call_back(step + 1)
         if time_budget is not None and time.perf_counter() - wall0 > time_budget:
             break
     bar.close()
     log.wall_seconds = time.perf_counter() - wall0
     log.cpu_seconds = time.process_time() - cpu0 - paused
-    if log.steps == steps:
-        call_back(steps)
+    if log.steps == last:
+        call_back(last)
     model.eval()
     return log
 

@@ -121,3 +121,25 @@ def test_plot_alignment_curve_plots_both_measures_and_the_baseline():
     assert list(ax.get_lines()[1].get_ydata()) == [12.0, 12.0]
     assert ax.get_ylim() == (0, 100) and right.get_ylim() == (0, 1)
     plt.close("all")
+
+
+def test_stop_after_matches_the_snapshot_of_a_full_run_at_that_step():
+    """train(steps=N, stop_after=k) is the full run's model at step k: same schedule, same batches."""
+    from helpers.training import train
+
+    pairs = toylang.sample_pairs(40, 4, 9, seed=5)
+    snap = {}
+    full = tiny()
+    train(full, pairs, steps=6, batch_size=8, warmup=1, progress=False,
+          callback=lambda step, m: snap.update({k: v.clone() for k, v in m.state_dict().items()}), callback_steps=[3])
+    short = tiny()
+    log = train(short, pairs, steps=6, batch_size=8, warmup=1, progress=False, stop_after=3)
+    assert log.steps == 3
+    for name, value in short.state_dict().items():
+        torch.testing.assert_close(value, snap[name], msg=name)
+    shorter_schedule = tiny()
+    train(shorter_schedule, pairs, steps=3, batch_size=8, warmup=1, progress=False)
+    assert any(not torch.equal(v, snap[k]) for k, v in shorter_schedule.state_dict().items()), \
+        "a 3-step schedule decays differently from the first 3 steps of a 6-step one"
+    with pytest.raises(ValueError, match="stop_after"):
+        train(tiny(), pairs, steps=6, stop_after=7, progress=False)

@@ -51,23 +51,22 @@ A.masked_softmax = masked_softmax
 DECODER_IGNORES_PADDING = '''
 import torch
 import helpers.seq2seq as S
-def step(self, y_prev, state, keys, enc):
+def update(self, y_prev, state, keys, enc, prepared=None):
     """Broken: Bahdanau's step attends to the padding too."""
     e = self.embedding(y_prev)
-    context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=None)
+    context, weights = self.scorer(state[:, None, :], keys, enc.outputs, mask=None, prepared=prepared)
     context = self.context_dropout(context[:, 0])
     state = self.cell(torch.cat([e, context], dim=-1), state)
-    logits = self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
-    return logits, weights[:, 0], state
-S.BahdanauDecoder.step = step
+    return e, context, weights[:, 0], state
+S.BahdanauDecoder.update = update
 '''
 
 ADDITIVE_WITHOUT_TANH = '''
 import helpers.attention as A
-def score(self, query, keys):
+def score_prepared(self, query, prepared):
     """Broken: the additive score without its tanh (then it is just a linear function)."""
-    return self.v(self.W_q(query).unsqueeze(2) + self.W_k(keys).unsqueeze(1)).squeeze(-1)
-A.AdditiveAttention.score = score
+    return self.v(self.W_q(query).unsqueeze(2) + prepared.unsqueeze(1)).squeeze(-1)
+A.AdditiveAttention.score_prepared = score_prepared
 '''
 
 HEADS_SPLIT_WRONG = '''

@@ -185,3 +185,21 @@ def test_dropout_on_the_weights_is_on_in_train_mode_and_off_in_eval_mode(name):
     ctx_eval, w_eval = dropped(q, k, v)
     torch.testing.assert_close(w_eval, w_ref, rtol=0, atol=0)
     torch.testing.assert_close(ctx_eval, torch.bmm(w_ref, v))
+
+
+@pytest.mark.parametrize("name", sorted(SCORERS))
+def test_prepared_keys_give_the_same_scores_one_query_at_a_time(name):
+    """A decoder prepares the keys once per sentence (prepare_keys) and then scores one query per step."""
+    d = DQ if SCORERS[name].needs_equal_sizes else DK
+    scorer, gen = make(name, DQ, d), torch.Generator().manual_seed(3)
+    q, k, v = rand(gen, B, NQ, DQ), rand(gen, B, NK, d), rand(gen, B, NK, DV)
+    mask = torch.ones(B, 1, NK, dtype=torch.bool)
+    mask[0, 0, -2:] = False
+    full, full_w = scorer(q, k, v, mask=mask)
+    prepared = scorer.prepare_keys(k)
+    for t in range(NQ):
+        ctx, w = scorer(q[:, t:t + 1], k, v, mask=mask, prepared=prepared)
+        torch.testing.assert_close(w[:, 0], full_w[:, t])
+        torch.testing.assert_close(ctx[:, 0], full[:, t])
+    if name == "additive":
+        assert prepared.shape == (B, NK, H), "the additive scorer prepares W_k k: (batch, n_k, hidden)"

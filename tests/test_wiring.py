@@ -59,9 +59,9 @@ def test_bahdanau_step_equals_the_step_written_out():
 class Spy(AdditiveAttention):
     """An additive scorer that remembers every query it was asked with."""
 
-    def forward(self, query, keys, values, mask=None):
+    def forward(self, query, keys, values, mask=None, prepared=None):
         self.queries.append(query.detach().clone())
-        return super().forward(query, keys, values, mask)
+        return super().forward(query, keys, values, mask, prepared)
 
 
 @pytest.mark.parametrize("wiring", ["bahdanau", "luong"])
