@@ -1,4 +1,5 @@
-"""How fast does the Q/K explorer (chapter 03) respond? Time from a slider change to the redrawn picture.
+"""How fast do the explorers respond? Time from a slider change to the redrawn picture: the Q/K explorer of
+chapter 03 and the decoding-step viewer of chapter 05.
 
 Headless: setting `slider.value` in Python runs the same observer a browser drag triggers (recompute the
 state, move the artists of the one reused figure, redraw only them, encode the PNG, update the readout),
@@ -12,6 +13,7 @@ synchronously, so the time of the assignment is the kernel-side response time. T
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -81,6 +83,32 @@ def time_parts(ex: QKExplorer, repeats: int = 30) -> dict[str, float]:
     }
 
 
+def time_decoding_viewer(changes: int) -> tuple[list[float], list[float], int, int]:
+    """Milliseconds (wall, CPU) of `changes` step-slider moves of chapter 05's DecodingStepViewer.
+
+    The model is untrained (the drawing costs the same): its greedy output runs to the length limit, so the
+    slider has many steps; the sentence is the first validation sentence of 12 or more words.
+    """
+    from helpers.seq2seq import make_model
+    from helpers.toylang import load_split
+    from helpers.widgets import DecodingStepViewer
+
+    sentence = next(src for src, _, _ in load_split("valid") if len(src) >= 12)
+    viewer = DecodingStepViewer(make_model("attention", seed=0), " ".join(sentence))
+    n = len(viewer.output)
+    targets = [1 + (7 * i) % n for i in range(changes + 5)]
+    wall, cpu = [], []
+    for i, value in enumerate(targets):
+        if value == viewer.slider.value:
+            value = 1 + value % n
+        t0, c0 = time.perf_counter(), time.process_time()
+        viewer.slider.value = value
+        if i >= 5:   # the first moves are warm-up
+            wall.append((time.perf_counter() - t0) * 1e3)
+            cpu.append((time.process_time() - c0) * 1e3)
+    return wall, cpu, n, len(sentence)
+
+
 def time_browser(presses: int = 12) -> list[float]:
     """Milliseconds from an ArrowRight on the Q y slider in Chromium to the changed readout, via JupyterLab.
 
@@ -126,6 +154,7 @@ def main() -> None:
     parser.add_argument("--browser", action="store_true", help="also time key press -> readout in Chromium")
     args = parser.parse_args()
 
+    load = os.getloadavg()[0]
     helpers.setup(seed=0, threads=1, quiet=True)
     ex = QKExplorer()
     time_changes(ex, slider_moves(ex, 5))  # warm-up (first draws, caches)
@@ -139,6 +168,12 @@ def main() -> None:
           f"(CPU median {statistics.median(cpu):.1f} ms); {verdict} the 100 ms target")
     for name, ms in parts.items():
         print(f"  {name}: {ms:.1f} ms")
+    d_wall, d_cpu, d_steps, d_words = time_decoding_viewer(args.changes)
+    d_med = statistics.median(d_wall)
+    d_verdict = "meets" if d_med <= 100 else "MISSES"
+    print(f"decoding-step viewer, {args.changes} step changes ({d_steps} steps, {d_words} source words): median "
+          f"{d_med:.1f} ms, worst {max(d_wall):.1f} ms (CPU median {statistics.median(d_cpu):.1f} ms); "
+          f"{d_verdict} the 100 ms target")
     browser = time_browser() if args.browser else None
     if browser:
         print(f"browser round trip over {len(browser)} key presses: median {statistics.median(browser):.0f} ms, "
@@ -149,6 +184,9 @@ def main() -> None:
     rows = [["slider change → new picture and readout (wall)", f"{med:.1f}", f"{p90:.1f}", f"{worst:.1f}"],
             ["same, CPU time of the process", f"{statistics.median(cpu):.1f}", f"{float(np.percentile(cpu, 90)):.1f}",
              f"{max(cpu):.1f}"]]
+    rows.append([f"chapter 05 decoding-step viewer: step change → new picture and readout (wall; {d_words} "
+                 f"source words, {d_steps} steps)", f"{d_med:.1f}", f"{float(np.percentile(d_wall, 90)):.1f}",
+                 f"{max(d_wall):.1f}"])
     if browser:
         rows.append([f"in Chromium: ArrowRight on Q y → readout changed ({len(browser)} presses)",
                      f"{statistics.median(browser):.0f}", f"{float(np.percentile(browser, 90)):.0f}",
@@ -156,12 +194,13 @@ def main() -> None:
     part_rows = [[name, f"{ms:.1f}"] for name, ms in parts.items()]
     text = (
         f"Kernel-side response of the chapter 03 explorer to {args.changes} slider changes (Q, a key, temperature, "
-        f"scale switch), set from Python with no browser; target: median under 100 ms ({verdict}).\n\n"
+        f"scale switch), set from Python with no browser; target: median under 100 ms ({verdict}). The chapter 05 "
+        f"decoding-step viewer: {args.changes} step changes, same target ({d_verdict}).\n\n"
         + format_table(rows, ["what", "median ms", "90th pct ms", "worst ms"], markdown=True)
         + "\n\nWhere the time goes (median of 30):\n\n"
         + format_table(part_rows, ["step", "median ms"], markdown=True)
-        + f"\n\nMeasured with `python benchmarks/bench_widget.py` on {platform.machine()}, "
-        "2 shared cores, 1 torch thread, while other jobs were running "
+        + f"\n\nMeasured with `python benchmarks/bench_widget.py` on {time.strftime('%Y-%m-%d')}, "
+        f"{platform.machine()}, {os.cpu_count()} cores, 1 torch thread, load average {load:.1f} at the start "
         "(wall times are noisy; CPU time is the steadier number). "
         + ("The Chromium row (`--browser`) is the whole round trip: key press, websocket message, kernel update, "
            "readout back in the page (JupyterLab 4, Debian Chromium, headless)."

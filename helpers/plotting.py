@@ -265,14 +265,31 @@ def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", a
     return ax
 
 
+def plot_paired_differences(result: dict, ax=None, title: str = "", ylabel: str = ""):
+    """One dot per seed for the paired differences of `helpers.experiments.compare_variants`, and their mean
+    with its confidence interval; the zero line is the "no difference" the interval is tested against."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.8))
+    n = len(result["diffs"])
+    ax.axhline(0, color="0.5", lw=1)
+    ax.scatter(range(n), result["diffs"], color="tab:blue", label="one seed")
+    ax.errorbar([n], [result["diff"]], yerr=[[result["half_width"]], [result["half_width"]]], fmt="o",
+                color="black", capsize=6, label=f"mean, {result['level']:.0%} interval")
+    ax.set_xticks(range(n + 1), [str(s) for s in result["seeds"]] + ["mean"])
+    ax.set(title=title or f"Paired differences, {result['a']} - {result['b']}", xlabel="seed",
+           ylabel=ylabel or f"{result['value']} difference on {result['set']}")
+    ax.legend(fontsize=8, loc="best")
+    return ax
+
+
 def figure_png(fig: Figure, compress_level: int = 1, close: bool = False) -> bytes:
     """PNG bytes of a figure, fast (Agg draw + light compression, no bbox=tight pass); close=True closes it.
 
-    For an explorer figure drawn with blit=True (helpers.widgets), only the moving artists are redrawn over
-    the cached background.
+    A figure with a `_blit_view` (an object with `blit`, `background` and the list `dynamic` of its animated
+    artists, as the widgets of helpers.widgets set) has only its moving artists redrawn over a cached background.
     """
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    view = getattr(fig, "_qk_view", None)
+    view = getattr(fig, "_blit_view", None)
     if view is not None and view.blit:
         if view.background is None:
             canvas.draw()  # everything that does not move
@@ -293,7 +310,10 @@ def figure_png(fig: Figure, compress_level: int = 1, close: bool = False) -> byt
 def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, step: int, ax=None,
                        title: str | None = None):
     """One greedy decoding step: the weights over the source words (bars, fixed 0-1 axis), the output so far
-    and the word chosen at this step. weights: (n_out, n_src), row t = the step that chose output[t]."""
+    and the word chosen at this step. weights: (n_out, n_src), row t = the step that chose output[t].
+
+    Drawn again on an axes it drew before (same source), it only moves the bars and rewrites the texts, which
+    is what keeps a step slider (helpers.widgets.DecodingStepViewer) fast."""
     w = to_numpy(weights)
     if w.shape != (len(output), len(source)):
         raise ValueError(f"weights have shape {w.shape}; "
@@ -304,15 +324,22 @@ def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, st
         _, ax = plt.subplots(figsize=(max(5.0, 0.45 * len(source) + 1.5), 2.8))
     top = int(np.argmax(w[step]))
     colours = ["tab:orange" if j == top else "tab:blue" for j in range(len(source))]
-    ax.bar(range(len(source)), w[step], color=colours)
-    ax.set_ylim(0, 1)
-    ax.set_xticks(range(len(source)), list(source), rotation=90)
-    ax.set_ylabel("attention weight (0-1)")
-    ax.set_xlabel("source words (orange: most attended)")
-    done = " ".join(output[:step])
-    ax.set_title(title or f"step {step + 1} of {len(output)}: chose '{output[step]}'", loc="left")
-    ax.text(0.0, 1.18, f"output so far: {done} [{output[step]}]", transform=ax.transAxes, fontsize=9,
-            family="monospace", va="bottom", clip_on=False)
+    drawn = getattr(ax, "_decoding_step", None)
+    if drawn is None or drawn["source"] != list(source):
+        bars = ax.bar(range(len(source)), w[step], color=colours)
+        ax.set_ylim(0, 1)
+        ax.set_xticks(range(len(source)), list(source), rotation=90)
+        ax.set_ylabel("attention weight (0-1)")
+        ax.set_xlabel("source words (orange: most attended)")
+        so_far = ax.text(0.0, 1.18, "", transform=ax.transAxes, fontsize=9, family="monospace", va="bottom",
+                         clip_on=False)
+        ax._decoding_step = drawn = {"source": list(source), "bars": bars, "so_far": so_far}
+    else:
+        for bar, height, colour in zip(drawn["bars"], w[step], colours, strict=True):
+            bar.set_height(float(height))
+            bar.set_facecolor(colour)
+    drawn["title"] = ax.set_title(title or f"step {step + 1} of {len(output)}: chose '{output[step]}'", loc="left")
+    drawn["so_far"].set_text(f"output so far: {' '.join(output[:step])} [{output[step]}]")
     return ax
 
 

@@ -14,6 +14,7 @@ import html
 import math
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Sequence
 
 import matplotlib.pyplot as plt
@@ -203,10 +204,10 @@ def draw_explorer(state: dict, fig: Figure | None = None, selected: int | None =
                          f"{state['values'].shape}, expected (n_keys, 2) and (n_keys, 2)")
     if fig is None:
         fig = plt.figure(figsize=EXPLORER_FIGSIZE)
-    view = getattr(fig, "_qk_view", None)
+    view = getattr(fig, "_blit_view", None)
     if view is None or view.n != n or view.blit != blit:
         fig.clear()
-        view = fig._qk_view = _ExplorerView(fig, n, state["values"], limit, names or _names(n), blit)
+        view = fig._blit_view = _ExplorerView(fig, n, state["values"], limit, names or _names(n), blit)
     view.update(state, selected)
     return fig
 
@@ -500,10 +501,18 @@ class DecodingStepViewer:
     def refresh(self) -> None:
         """Redraw the picture and the readout for the slider's step."""
         t = self.slider.value - 1
-        self.fig.clear()
-        draw_decoding_step(self.source, self.output, self.weights, t, ax=self.fig.add_subplot())
-        self.fig.tight_layout()
-        self.image.value = figure_png(self.fig, compress_level=6)
+        first = not self.fig.axes
+        draw_decoding_step(self.source, self.output, self.weights, t,
+                           ax=self.fig.add_subplot() if first else self.fig.axes[0])   # later steps: bars move
+        if first:                            # the tick labels never change: lay out once, then redraw only
+            self.fig.tight_layout()          # the bars, the title and the output line (helpers.plotting.figure_png)
+            ax = self.fig.axes[0]
+            drawn = ax._decoding_step
+            dynamic = [*drawn["bars"], ax.spines["bottom"], drawn["title"], drawn["so_far"]]   # spine over bars
+            for artist in dynamic:
+                artist.set_animated(True)
+            self.fig._blit_view = SimpleNamespace(blit=True, background=None, dynamic=dynamic)
+        self.image.value = figure_png(self.fig)
         so_far = html.escape(" ".join(self.output[: t + 1]))
         top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
         word = html.escape(self.output[t])

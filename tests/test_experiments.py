@@ -2,6 +2,7 @@
 import random
 import statistics
 
+import matplotlib.pyplot as plt
 import pytest
 import torch
 
@@ -20,7 +21,7 @@ from helpers.experiments import (
     t_quantile,
     time_scorers,
 )
-from helpers.plotting import plot_quality_by_length, plot_seed_points
+from helpers.plotting import plot_paired_differences, plot_quality_by_length, plot_seed_points
 from helpers.tables import format_table
 from helpers.toylang import sample_pairs
 
@@ -212,3 +213,15 @@ def test_plots_have_titles_labels_and_one_dot_series_per_seed():
     ax2 = plot_quality_by_length(by_bucket(ROWS), title="by set")
     assert ax2.get_title() == "by set" and [line.get_label() for line in ax2.get_lines()] == ["w", "c", "n"]
     assert len(ax2.collections) == 3, "one min-max band per config (three seeds each)"
+
+
+def test_paired_differences_plot_shows_each_seed_and_the_interval_of_compare_variants():
+    result = compare_variants(ROWS, "w", "c", "valid")
+    ax = plot_paired_differences(result)
+    assert ax.get_title() == "Paired differences, w - c" and ax.get_xlabel() == "seed" and "valid" in ax.get_ylabel()
+    assert [t.get_text() for t in ax.get_xticklabels()] == [str(s) for s in result["seeds"]] + ["mean"]
+    dots = ax.collections[0].get_offsets()
+    assert [float(y) for _, y in dots] == pytest.approx(result["diffs"]), "one dot per seed at its difference"
+    bar = [c for c in ax.collections[1:] if len(c.get_segments())][0].get_segments()[0]
+    assert (bar[0][1], bar[1][1]) == pytest.approx((result["low"], result["high"])), "the interval of the mean"
+    plt.close("all")

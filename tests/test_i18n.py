@@ -273,3 +273,23 @@ def test_a_glossary_term_appears_in_the_zh_chapter_that_introduces_it(chapter, e
     assert paths, f"no zh chapter {chapter} for the glossary term {english!r}"
     text = "\n".join(c.source for c in nbformat.read(paths[0], as_version=4).cells if c.cell_type == "markdown")
     assert chinese in text, f"{paths[0].name} never says {chinese!r} ({english})"
+
+
+def bold_that_does_not_render(text: str) -> list[str]:
+    """Bold spans that end in punctuation and touch the next character: CommonMark then shows the asterisks."""
+    import unicodedata
+
+    def punct(ch):
+        return unicodedata.category(ch)[0] in "PS"
+
+    return [m.group(0) for m in re.finditer(r"\*\*([^*\n]+?)\*\*(?=(.))", text)
+            if punct(m.group(1)[-1]) and not m.group(2).isspace() and not punct(m.group(2))]
+
+
+def test_bold_labels_render_in_the_chinese_texts():
+    assert bold_that_does_not_render("**要点：**文字") == ["**要点：**"]
+    assert bold_that_does_not_render("**要点：** 文字，**键**、值") == []
+    companion = ROOT / "notebooks" / "companion" / "zh"
+    texts = [*sorted((ROOT / "i18n" / "zh").glob("*.yml")), *sorted(companion.glob("*.md")), ROOT / "README.zh.md"]
+    bad = {p.name: found for p in texts if (found := bold_that_does_not_render(p.read_text(encoding="utf-8")))}
+    assert not bad, f"write a space after these bold labels: {bad}"

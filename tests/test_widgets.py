@@ -273,3 +273,30 @@ def test_decoding_step_view_follows_the_slider():
     with pytest.raises(ValueError, match="cannot step through"):
         DecodingStepViewer(model, "the zebra sleeps")
     plt.close("all")
+
+
+def test_decoding_step_view_redraws_only_what_moves_yet_matches_a_fresh_drawing():
+    """The fast path (bars moved, title and output line rewritten over a cached background) must give exactly
+    the picture that drawing the step from scratch gives."""
+    from matplotlib.figure import Figure
+
+    from helpers.plotting import draw_decoding_step
+    from helpers.seq2seq import make_model
+    from helpers.widgets import DecodingStepViewer
+
+    model = make_model("attention", emb=8, hidden=8, attn_hidden=8, seed=0)
+    viewer = DecodingStepViewer(model, "the old man sees a dog near the big house")
+    assert len(viewer.output) >= 4, "an untrained model writes until its length limit"
+    for value in (4, 2, len(viewer.output), 3):
+        viewer.slider.value = value
+    assert viewer.fig._blit_view.background is not None, "later steps reuse the cached background"
+    fresh = Figure(figsize=viewer.fig.get_size_inches(), dpi=viewer.fig.dpi)
+    draw_decoding_step(viewer.source, viewer.output, viewer.weights, 2, ax=fresh.add_subplot())
+    fresh.tight_layout()
+    shown = np.asarray(Image.open(io.BytesIO(viewer.image.value))).astype(int)
+    drawn = np.asarray(Image.open(io.BytesIO(figure_png(fresh)))).astype(int)
+    assert shown.shape == drawn.shape and int((np.abs(shown - drawn).sum(-1) > 30).sum()) == 0
+    ax = draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 0)
+    draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1, ax=ax)
+    assert [round(b.get_height(), 2) for b in ax.patches] == [1.0, 0.0], "drawn again on its axes, the bars move"
+    assert "chose 'y'" in ax.get_title(loc="left") and len(ax.patches) == 2

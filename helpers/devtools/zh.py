@@ -195,7 +195,7 @@ def extract_notebook(notebook: Path | str) -> dict[str, int]:
             entry.update(hash=h, en=cell.source)
         order = ["id", "hash", "todo", "en", "previous_en", "zh"]
         cells.append({k: entry[k] for k in order if k in entry} | {k: v for k, v in entry.items() if k not in order})
-    removed = [e for e in orphans if id(e) not in used]
+    removed = [e for e in orphans if id(e) not in used and e.get("zh")]   # an untranslated orphan carries nothing
     data = {"notebook": notebook.name, "cells": cells}
     if removed:
         data["removed"] = removed
