@@ -166,15 +166,40 @@ class FixedContextDecoder(nn.Module):
         return logits, None, state
 
 
-class _Readout(nn.Module):
-    """The output step both attention wirings share: logits from [s_t; c_t; e] (needs pre_output and output)."""
+class _AttentionDecoder(nn.Module):
+    """What both attention wirings share: the embedding, the first state from the summary, the scorer, the
+    optional key projection, dropout on the context and the readout [s_t; c_t; e] -> logits. A subclass builds
+    its recurrent part in `make_recurrent`, called where the parameters are created in order (that order sets
+    the initial weights, and so every committed number)."""
+
+    has_attention = True
+
+    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
+                 project_keys: bool = False, context_dropout: float = 0.0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
+        self.init = nn.Linear(context_size, hidden)
+        self.make_recurrent(emb, hidden, context_size)
+        self.scorer = scorer
+        self.key_proj = nn.Linear(context_size, hidden, bias=False) if project_keys else nn.Identity()
+        self.context_dropout = nn.Dropout(context_dropout)
+        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
+        self.output = nn.Linear(hidden, vocab_size)
+
+    def make_recurrent(self, emb: int, hidden: int, context_size: int) -> None:
+        """Create the recurrent part (the one thing the wirings build differently)."""
+        raise NotImplementedError
+
+    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
+        """(1, B, hidden) first decoder state from the summary."""
+        return torch.tanh(self.init(enc.summary))[None]
 
     def readout(self, state: torch.Tensor, context: torch.Tensor, e: torch.Tensor) -> torch.Tensor:
         """(..., hidden), (..., 2H), (..., emb) -> logits (..., V)"""
         return self.output(torch.tanh(self.pre_output(torch.cat([state, context, e], dim=-1))))
 
 
-class LuongDecoder(_Readout):
+class LuongDecoder(_AttentionDecoder):
     """Luong's wiring: s_t = GRU(y_{t-1}, s_{t-1}); c_t = attend(query s_t); output from [s_t; c_t; y_{t-1}].
 
     The wiring is Luong's: the query is the current state s_t (after the GRU step) and the context is combined
@@ -185,24 +210,11 @@ class LuongDecoder(_Readout):
     context_dropout: dropout on the context vector (the scorer's own `dropout` acts on the weights).
     """
 
-    has_attention = True
     wiring = "luong"
 
-    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
-                 project_keys: bool = False, context_dropout: float = 0.0):
-        super().__init__()
-        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
-        self.init = nn.Linear(context_size, hidden)
+    def make_recurrent(self, emb: int, hidden: int, context_size: int) -> None:
+        """An nn.GRU over the embeddings alone, so it runs over all target positions in one call."""
         self.rnn = nn.GRU(emb, hidden, batch_first=True)
-        self.scorer = scorer
-        self.key_proj = nn.Linear(context_size, hidden, bias=False) if project_keys else nn.Identity()
-        self.context_dropout = nn.Dropout(context_dropout)
-        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
-        self.output = nn.Linear(hidden, vocab_size)
-
-    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
-        """(1, B, hidden) first decoder state from the summary."""
-        return torch.tanh(self.init(enc.summary))[None]
 
     def forward(self, tgt_in: torch.Tensor, enc: EncoderOutput, state: torch.Tensor):
         """tgt_in (B, T) -> logits (B, T, V), weights (B, T, S), new state (1, B, hidden)."""
@@ -214,7 +226,7 @@ class LuongDecoder(_Readout):
         return self.readout(s, context, e), weights, state
 
 
-class BahdanauDecoder(_Readout):
+class BahdanauDecoder(_AttentionDecoder):
     """Bahdanau's wiring: c_t = attend(query s_{t-1}); s_t = GRUCell([y_{t-1}; c_t], s_{t-1}); output from
     [s_t; c_t; y_{t-1}]. Same parts and sizes as LuongDecoder except the cell's input, which also takes c_t.
 
@@ -222,24 +234,11 @@ class BahdanauDecoder(_Readout):
     `readout`; `forward` loops `update` over the targets.
     """
 
-    has_attention = True
     wiring = "bahdanau"
 
-    def __init__(self, vocab_size: int, emb: int, hidden: int, context_size: int, scorer: nn.Module,
-                 project_keys: bool = False, context_dropout: float = 0.0):
-        super().__init__()
-        self.embedding = nn.Embedding(vocab_size, emb, padding_idx=0)
-        self.init = nn.Linear(context_size, hidden)
+    def make_recurrent(self, emb: int, hidden: int, context_size: int) -> None:
+        """A GRUCell whose input is [e; c_t], one step at a time."""
         self.cell = nn.GRUCell(emb + context_size, hidden)
-        self.scorer = scorer
-        self.key_proj = nn.Linear(context_size, hidden, bias=False) if project_keys else nn.Identity()
-        self.context_dropout = nn.Dropout(context_dropout)
-        self.pre_output = nn.Linear(hidden + context_size + emb, hidden)
-        self.output = nn.Linear(hidden, vocab_size)
-
-    def initial_state(self, enc: EncoderOutput) -> torch.Tensor:
-        """(1, B, hidden) first decoder state from the summary."""
-        return torch.tanh(self.init(enc.summary))[None]
 
     def update(self, y_prev: torch.Tensor, state: torch.Tensor, keys: torch.Tensor, enc: EncoderOutput,
                prepared: torch.Tensor | None = None):
