@@ -1,4 +1,4 @@
-"""Why the course sets one torch thread: time training steps of the chapter-06 models with 1 and 2 threads.
+"""Why the course sets one torch thread: time training steps of the chapter-05 models with 1 and 2 threads.
 
     python benchmarks/bench_threads.py [--steps 40] [--no-readme]
 

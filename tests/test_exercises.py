@@ -628,3 +628,26 @@ def test_in_chinese_a_second_wrong_try_shows_the_answer(capsys):
         second = _said(capsys, CALLS["check_attention_mib"][0], 268.4)
     assert "这是字节数" in first and "再试一次" in first and "256" not in first
     assert "MB（10⁶ 字节）" in second and "正确答案：256。" in second and "solution('08.1')" in second
+
+
+def _solution_code(exercise):
+    """The indented code of a worked solution, as a learner would copy it."""
+    import textwrap
+
+    text = ex.core._SOLUTIONS[exercise][1]
+    return textwrap.dedent("\n".join(line for line in text.splitlines() if line.startswith("    ")))
+
+
+def test_worked_solutions_of_the_translation_exercises_run_and_pass_their_checkers(capsys):
+    ns = {"torch": torch}
+    exec(_solution_code("05.3"), ns)
+    assert ex.check_attention_step(ns["my_attend"], with_query_axis=True) is True
+    exec(_solution_code("05.1"), ns)
+    alignment = [a[0] if len(a) == 1 else list(a) for a in ns["alignment"]]
+    assert ex.check_alignment(alignment, "a cat slept in the house") is True
+    exec(_solution_code("01.2"), ns)
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    assert ex.check_translation(printed, "a small cat slept under the table") is True
+    weights = torch.softmax(torch.randn(5, 4, generator=torch.Generator().manual_seed(0)), -1)
+    exec(_solution_code("05.2"), {"ex_weights": weights})
+    assert ex.check_most_attended(int(capsys.readouterr().out.split()[-1]), weights, step=2) is True

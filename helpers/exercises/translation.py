@@ -413,25 +413,25 @@ Apply the word-order rules of the chapter's first section to each phrase, then l
 lexicon. The toy language's own translator is the reference:
 
     from helpers import toylang
-    print(" ".join(toylang.translate("the small cat under a table sleeps".split())[0]))
+    print(" ".join(toylang.translate("a small cat slept under the table".split())[0]))
 """)
 register_solution("05.1", "alignment by hand", """
 For each target word, the source position(s) it translates (0-based); [] for a word with no source.
 The toy language returns the gold alignment with the translation:
 
     from helpers import toylang
-    target, alignment = toylang.translate("the small cat under a table sleeps".split())
+    target, alignment = toylang.translate("a cat slept in the house".split())
     print(list(zip(target, alignment)))
 """)
 register_solution("05.2", "read the map", """
 Row 2 (the third output word, counting from 0) of the map; its darkest cell's column is the answer:
 
-    print(int(short.weights[2].argmax()))
+    print(int(ex_weights[2].argmax()))
 """)
 register_solution("05.3", "the attention part of a decoder step", """
     def my_attend(query, encoder_states, mask, score_fn):
         scores = score_fn(query, encoder_states)                  # (B, S)
-        scores = scores.masked_fill(~mask, float("-inf"))         # padding can never win
+        scores = scores.masked_fill(~mask[:, 0], float("-inf"))   # mask (B, 1, S) -> (B, S): padding never wins
         weights = torch.softmax(scores, dim=-1)                   # (B, S), over the source positions
         weights = torch.nan_to_num(weights)                       # an all-padding row: 0/0 -> 0
         context = (weights.unsqueeze(-1) * encoder_states).sum(1) # (B, C)
