@@ -12,6 +12,7 @@ not inflate them.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import time
@@ -47,6 +48,7 @@ def main() -> None:
     parser.add_argument("--chapters", nargs="+", default=list(CHAPTERS))
     parser.add_argument("--no-readme", action="store_true", help="print only, do not update README.md")
     args = parser.parse_args()
+    load = os.getloadavg()[0]
     notebooks = [p for p in chapter_notebooks() if p.name[:2] in args.chapters]
     rows = []
     for path in notebooks:
@@ -58,8 +60,8 @@ def main() -> None:
     if not args.no_readme:
         text = ("`benchmarks/bench_seeds.py`: each chapter that trains models, executed in a fresh kernel with `SEED` "
                 "replaced (the committed notebooks use seed 0). Pass = every cell, including every assert cell, ran "
-                "without error. CPU s = the kernel's CPU time (user + system); the 2 cores were shared, so wall time "
-                "is noisy.\n\n"
+                f"without error. CPU s = the kernel's CPU time (user + system). Run on {time.strftime('%Y-%m-%d')}, "
+                f"chapters {', '.join(args.chapters)}, load average {load:.1f} at the start.\n\n"
                 + format_table(rows, ["notebook", "seed", "asserts", "CPU s", "wall s"], markdown=True))
         update_readme_section("perf-seeds", text)
 
