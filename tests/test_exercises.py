@@ -651,3 +651,79 @@ def test_worked_solutions_of_the_translation_exercises_run_and_pass_their_checke
     weights = torch.softmax(torch.randn(5, 4, generator=torch.Generator().manual_seed(0)), -1)
     exec(_solution_code("05.2"), {"ex_weights": weights})
     assert ex.check_most_attended(int(capsys.readouterr().out.split()[-1]), weights, step=2) is True
+
+
+# ---------------------------------------------------------------- worked solutions in Chinese
+def _code_lines(text):
+    """The code of a worked solution: its lines indented by four spaces, in order and byte for byte."""
+    return [line for line in text.splitlines() if line.startswith("    ")]
+
+
+def _translation_problems(sol):
+    """What is missing from the Chinese version of a worked solution: a title, a text, translated prose
+    (every line outside the code has Chinese in it) or the English code byte for byte."""
+    import re
+
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    problems = []
+    if not sol.zh_title or not chinese.search(sol.zh_title):
+        problems.append("no Chinese title")
+    if not sol.zh_text:
+        return problems + ["no Chinese text"]
+    prose = [line for line in sol.zh_text.splitlines() if line.strip() and not line.startswith("    ")]
+    problems += [f"prose line not in Chinese: {line!r}" for line in prose if not chinese.search(line)]
+    if bool(prose) != any(line.strip() and not line.startswith("    ") for line in sol.text.splitlines()):
+        problems.append("prose in one language only")
+    if _code_lines(sol.zh_text) != _code_lines(sol.text):
+        problems.append("code differs from the English")
+    return problems
+
+
+def test_the_translation_check_reports_an_incomplete_or_altered_solution():
+    english = core.Solution("t", "Prose.\n\n    x = 1  # a comment")
+    assert _translation_problems(english) == ["no Chinese title", "no Chinese text"]
+    assert _translation_problems(english._replace(zh_title="标题", zh_text="说明。\n\n    x = 1  # a comment")) == []
+    assert _translation_problems(english._replace(zh_title="标题", zh_text="Prose.\n\n    x = 1  # a comment")) == [
+        "prose line not in Chinese: 'Prose.'"]
+    assert _translation_problems(english._replace(zh_title="标题", zh_text="    x = 1  # a comment")) == [
+        "prose in one language only"]
+    for altered in ("说明。\n\n    x = 1  # 注释", "说明。\n\n  x = 1  # a comment", "说明。\n\n    x = 2  # a comment",
+                    "说明。"):
+        assert "code differs from the English" in _translation_problems(english._replace(zh_title="标题",
+                                                                                         zh_text=altered)), altered
+
+
+def test_every_worked_solution_has_chinese_with_the_english_code():
+    assert len(ex.exercise_ids()) >= 21
+    problems = {k: _translation_problems(core._SOLUTIONS[k]) for k in ex.exercise_ids()}
+    assert not {k: p for k, p in problems.items() if p}
+
+
+def test_solution_prints_the_current_language_and_english_when_a_translation_is_missing(capsys, monkeypatch):
+    from helpers import i18n
+
+    for k in ex.exercise_ids():
+        sol = core._SOLUTIONS[k]
+        printed = {}
+        for lang, (title, text) in (("en", (sol.title, sol.text)), ("zh", (sol.zh_title, sol.zh_text))):
+            with i18n.language(lang):
+                ex.solution(k)
+            printed[lang] = capsys.readouterr().out
+            assert printed[lang] == i18n.t("core.solution_head", lang=lang, exercise=k, title=title) + f"\n\n{text}\n"
+        assert printed["en"] != printed["zh"], k
+    assert i18n.get_lang() == "en"
+    monkeypatch.setitem(core._SOLUTIONS, "99.1", core.Solution("only English", "Prose.\n\n    x = 1"))
+    monkeypatch.setitem(core._SOLUTIONS, "99.2", core.Solution("half", "Prose.", zh_title="一半"))
+    for k, title in (("99.1", "only English"), ("99.2", "half")):
+        with i18n.language("zh"):
+            ex.solution(k)
+        assert capsys.readouterr().out == f"练习 {k}：{title}\n\n{core._SOLUTIONS[k].text}\n"
+
+
+def test_the_worked_solution_of_the_bottleneck_exercise_passes_its_checker(capsys):
+    from types import SimpleNamespace
+
+    ns = {"other": SimpleNamespace(encoder=SimpleNamespace(output_size=2 * 96))}   # make_model("none", hidden=96)
+    exec(_solution_code("01.1"), ns)
+    assert capsys.readouterr().out.strip() == "192"
+    assert ex.check_context_size(ns["context_numbers"], 192, per_direction=96, embedding=64) is True

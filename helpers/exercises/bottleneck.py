@@ -38,6 +38,12 @@ register_solution("01.1", "the size of the bottleneck", """
 The decoder gets the encoder's final states: the left-to-right GRU's and the right-to-left GRU's,
 concatenated. Each has `hidden` numbers, so the context has 2 × hidden, whatever the sentence's length:
 
-    context_numbers = 2 * 128
-    print(model.encoder.output_size)   # the model says the same
+    context_numbers = 2 * 96
+    print(other.encoder.output_size)   # the model of the exercise says the same
+""", zh_title="瓶颈的大小", zh_text="""
+解码器得到的是编码器的最终状态：从左到右的 GRU 的和从右到左的 GRU 的，拼接在一起。
+每个都有 `hidden` 个数，所以无论句子多长，上下文向量都有 2 × hidden 个数：
+
+    context_numbers = 2 * 96
+    print(other.encoder.output_size)   # the model of the exercise says the same
 """)

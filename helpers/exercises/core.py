@@ -10,23 +10,23 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
 
-from helpers.i18n import ordinal, t
+from helpers.i18n import get_lang, ordinal, t
 
 __all__ = [
     "feedback", "not_answered", "describe", "as_array", "as_number", "as_whole_number", "as_tensor", "returned",
-    "call_learner", "wrong", "tries", "reset_tries", "register_solution", "solution", "exercise_ids", "checker",
-    "CHECKERS",
+    "call_learner", "wrong", "tries", "reset_tries", "Solution", "register_solution", "solution", "exercise_ids",
+    "checker", "CHECKERS",
     "check_close", "check_weights",
 ]
 
 FALLBACK = t("core.fallback", lang="en")  # tests require that no checker ever falls back to this (in any language)
 _TRIES: dict[str, int] = {}
-_SOLUTIONS: dict[str, tuple[str, str]] = {}
+_SOLUTIONS: dict[str, Solution] = {}
 CHECKERS: dict[str, Callable[..., bool]] = {}
 
 
@@ -189,9 +189,27 @@ def wrong(exercise: str, message: str, answer: str | None = None, show_answer: b
     return feedback(False, message)
 
 
-def register_solution(exercise: str, title: str, text: str) -> None:
-    """Store the worked solution of `exercise` (e.g. "04.2"), printed on request by ``solution``."""
-    _SOLUTIONS[exercise] = (title, text.strip("\n"))
+class Solution(NamedTuple):
+    """A worked solution: its English title and text, and their Chinese translations (None when missing)."""
+
+    title: str
+    text: str
+    zh_title: str | None = None
+    zh_text: str | None = None
+
+    def in_language(self, lang: str) -> tuple[str, str]:
+        """(title, text) in `lang` ("en" or "zh"); the English ones when that translation is missing."""
+        if lang == "zh" and self.zh_title is not None and self.zh_text is not None:
+            return self.zh_title, self.zh_text
+        return self.title, self.text
+
+
+def register_solution(exercise: str, title: str, text: str, zh_title: str | None = None,
+                      zh_text: str | None = None) -> None:
+    """Store the worked solution of `exercise` (e.g. "04.2") in English and, optionally, Chinese (same code
+    blocks, prose translated); printed on request by ``solution`` in the current language."""
+    _SOLUTIONS[exercise] = Solution(title, text.strip("\n"), zh_title,
+                                    None if zh_text is None else zh_text.strip("\n"))
 
 
 def exercise_ids() -> list[str]:
@@ -200,11 +218,12 @@ def exercise_ids() -> list[str]:
 
 
 def solution(exercise: str) -> None:
-    """Print the worked solution of one exercise, e.g. ``solution("04.2")``; shown only when asked for."""
+    """Print the worked solution of one exercise, e.g. ``solution("04.2")``, in the current language (English when
+    its translation is missing); shown only when asked for."""
     if not isinstance(exercise, str) or exercise not in _SOLUTIONS:
         print(t("core.no_solution", exercise=repr(exercise), ids=", ".join(exercise_ids())))
         return
-    title, text = _SOLUTIONS[exercise]
+    title, text = _SOLUTIONS[exercise].in_language(get_lang())
     print(t("core.solution_head", exercise=exercise, title=title) + f"\n\n{text}")
 
 

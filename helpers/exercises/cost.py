@@ -49,10 +49,21 @@ register_solution("08.1", "one attention matrix in MiB", """
 n² entries × 4 bytes, divided by 2²⁰ bytes per MiB:
 
     my_mib = 8192 * 8192 * 4 / 2**20
+""", zh_title="一个注意力矩阵占多少 MiB", zh_text="""
+n² 个元素 × 4 字节，再除以每 MiB 的 2²⁰ 字节：
+
+    my_mib = 8192 * 8192 * 4 / 2**20
 """)
 register_solution("08.2", "the batch that crosses 24 GiB", """
 One sentence saves n² entries per head per layer: 4000² × 8 × 6 × 4 bytes. The smallest batch over the limit
 is the whole number of sentences that fit, plus one:
+
+    per_sentence = 4000**2 * 8 * 6 * 4
+    my_batch = int(24 * 2**30 // per_sentence) + 1
+    print(cost.smallest_batch_over(24 * cost.GiB, 4000, 8, 6, 4))   # the helper agrees
+""", zh_title="超过 24 GiB 的批大小", zh_text="""
+一个句子在每层的每个头上保存 n² 个元素：4000² × 8 × 6 × 4 字节。超过上限的最小批大小
+是能放下的完整句子数再加一：
 
     per_sentence = 4000**2 * 8 * 6 * 4
     my_batch = int(24 * 2**30 // per_sentence) + 1

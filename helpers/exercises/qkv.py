@@ -54,4 +54,14 @@ Keys K₁ = [1, 0], K₂ = [1, 1], K₃ = [0, 1]; Q = [1, 1].
     s = [1 / math.sqrt(2), 2 / math.sqrt(2), 1 / math.sqrt(2)]
     e = [math.exp(x) for x in s]
     my_weights = [x / sum(e) for x in e]
+""", zh_title="手算 Q = [1, 1] 的权重", zh_text="""
+键 K₁ = [1, 0]，K₂ = [1, 1]，K₃ = [0, 1]；Q = [1, 1]。
+1. 得分 Q·Kᵢ：[1, 2, 1]。
+2. 乘以 1/√d_k = 1/√2 做缩放：[0.7071, 1.4142, 0.7071]。
+3. softmax：对每个得分取 exp，再除以它们的和：
+
+    import math
+    s = [1 / math.sqrt(2), 2 / math.sqrt(2), 1 / math.sqrt(2)]
+    e = [math.exp(x) for x in s]
+    my_weights = [x / sum(e) for x in e]
 """)

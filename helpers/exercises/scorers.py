@@ -102,10 +102,25 @@ The registry agrees:
     from helpers.attention import SCORERS
     from helpers.exercises.scorers import _build
     print({name: sum(p.numel() for p in _build(name, 64).parameters()) for name in SCORERS})
+""", zh_title="参数最多的打分函数", zh_text="""
+在 d_q = d_k = h = d 时，数一数每个公式里有多少个数：
+  加性 vᵀ tanh(W_q q + W_k k)：W_q (h × d_q)，W_k (h × d_k)，v (h)  ->  h·(d_q + d_k) + h
+  乘性 qᵀ W k：W (d_q × d_k)                                          ->  d_q·d_k
+  点积与缩放点积：没有参数。
+课程里的打分函数给出同样的数：
+
+    from helpers.attention import SCORERS
+    from helpers.exercises.scorers import _build
+    print({name: sum(p.numel() for p in _build(name, 64).parameters()) for name in SCORERS})
 """)
 register_solution("06.2", "dropout's row sum", """
 In training mode nn.Dropout(p) zeroes each weight with probability p and multiplies the survivors by
 1/(1 - p). The expected value of each weight is (1 - p) · w / (1 - p) = w, so a row still sums to 1 on average:
+
+    expected_row_sum = 1.0
+""", zh_title="dropout 之后一行的和", zh_text="""
+在训练模式下，nn.Dropout(p) 以概率 p 把每个权重置零，并把保留下来的权重乘以 1/(1 - p)。
+每个权重的期望值是 (1 - p) · w / (1 - p) = w，所以平均而言一行的和仍然是 1：
 
     expected_row_sum = 1.0
 """)

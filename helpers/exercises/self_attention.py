@@ -115,12 +115,27 @@ and each word still meets the same words with the same scores, so the outputs ar
 
     perm = torch.randperm(n)
     print(torch.allclose(attend(X[perm])[0], attend(X)[0][perm]))
+""", zh_title="没有位置信息时打乱", zh_text="""
+自注意力看到的是一个集合：查询 i 与键 j 的得分是 qᵢ·kⱼ，与它们所在的位置无关。
+打乱输入之后，每个词遇到的仍是同样的词、同样的得分，所以输出以同样的方式被打乱
+（自注意力是置换等变的）。验证一下：
+
+    perm = torch.randperm(n)
+    print(torch.allclose(attend(X[perm])[0], attend(X)[0][perm]))
 """)
 register_solution("07.2", "shuffling with positional encodings", """
 With positional encodings, the input at place i is word + P[i]. Shuffling moves the words but not the
 positions, so each word becomes a different vector: the outputs change (not just their order).
+""", zh_title="有位置编码时打乱", zh_text="""
+有了位置编码，位置 i 上的输入是 word + P[i]。打乱移动的是词而不是位置，
+所以每个词都变成了另一个向量：输出改变了（而不只是顺序变了）。
 """)
 register_solution("07.3", "self-attention with Q = K = V = X", """
+    def my_self_attention(X):
+        scores = X @ X.T / math.sqrt(X.shape[-1])     # (n, n)
+        weights = torch.softmax(scores, dim=-1)       # each row sums to 1
+        return weights @ X, weights                   # (n, d), (n, n)
+""", zh_title="Q = K = V = X 的自注意力", zh_text="""
     def my_self_attention(X):
         scores = X @ X.T / math.sqrt(X.shape[-1])     # (n, n)
         weights = torch.softmax(scores, dim=-1)       # each row sums to 1
@@ -129,6 +144,12 @@ register_solution("07.3", "self-attention with Q = K = V = X", """
 register_solution("07.4", "parameters of multi-head attention", """
 Four projections W_Q, W_K, W_V, W_O, each d_model × d_model, plus a bias of d_model each. The heads cut the
 projected vectors into n_heads slices; they do not add parameters:
+
+    my_parameters = 4 * d_model * d_model + 4 * d_model
+    print(sum(p.numel() for p in torch.nn.MultiheadAttention(d_model, n_heads).parameters()))
+""", zh_title="多头注意力的参数", zh_text="""
+四个投影 W_Q、W_K、W_V、W_O，每个都是 d_model × d_model，另外每个还有 d_model 个偏置。
+各个头只是把投影后的向量切成 n_heads 份，并不增加参数：
 
     my_parameters = 4 * d_model * d_model + 4 * d_model
     print(sum(p.numel() for p in torch.nn.MultiheadAttention(d_model, n_heads).parameters()))

@@ -116,6 +116,11 @@ q·k = Σᵢ qᵢkᵢ sums d_k independent products, each of mean 0 and variance
 standard deviation is √d_k. Dividing by √d_k divides the standard deviation by √d_k, giving 1:
 
     my_stds = [math.sqrt(256), 1.0]
+""", zh_title="q·k 缩放前后的标准差", zh_text="""
+q·k = Σᵢ qᵢkᵢ 是 d_k 个相互独立的乘积之和，每个乘积的均值为 0、方差为 1，
+所以 Var(q·k) = d_k，标准差是 √d_k。除以 √d_k 会把标准差也除以 √d_k，得到 1：
+
+    my_stds = [math.sqrt(256), 1.0]
 """)
 register_solution("04.2", "a softmax that survives large scores", """
 exp(1000) overflows to inf, and inf / inf is NaN. Softmax does not change when every score moves by the
@@ -125,9 +130,21 @@ same amount, so subtract each row's maximum first: the largest exponent is then 
         shifted = scores - scores.amax(dim=-1, keepdim=True)    # (..., n), largest entry 0
         e = torch.exp(shifted)
         return e / e.sum(dim=-1, keepdim=True)
+""", zh_title="经得住大得分的 softmax", zh_text="""
+exp(1000) 会溢出成 inf，而 inf / inf 是 NaN。所有得分同时加上（或减去）同一个数时 softmax 不变，
+所以先减去每行的最大值：这样最大的指数项就是 exp(0) = 1。
+
+    def my_softmax(scores):
+        shifted = scores - scores.amax(dim=-1, keepdim=True)    # (..., n), largest entry 0
+        e = torch.exp(shifted)
+        return e / e.sum(dim=-1, keepdim=True)
 """)
 register_solution("07.5", "a causal mask", """
 Rows are queries, columns keys; True means "may attend". Query i may see keys 0..i: on and below the diagonal.
+
+    my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
+""", zh_title="因果掩码", zh_text="""
+行是查询，列是键；True 表示“可以关注”。查询 i 可以看到键 0..i：对角线及其下方。
 
     my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
 """)

@@ -414,10 +414,23 @@ lexicon. The toy language's own translator is the reference:
 
     from helpers import toylang
     print(" ".join(toylang.translate("a small cat slept under the table".split())[0]))
+""", zh_title="手工翻译", zh_text="""
+对每个短语应用本章第一节的语序规则，再在词表里查出每个词。
+玩具语法自带的翻译器就是参考答案：
+
+    from helpers import toylang
+    print(" ".join(toylang.translate("a small cat slept under the table".split())[0]))
 """)
 register_solution("05.1", "alignment by hand", """
 For each target word, the source position(s) it translates (0-based); [] for a word with no source.
 The toy language returns the gold alignment with the translation:
+
+    from helpers import toylang
+    target, alignment = toylang.translate("a cat slept in the house".split())
+    print(list(zip(target, alignment)))
+""", zh_title="手工对齐", zh_text="""
+对每个目标词，给出它所翻译的源位置（从 0 开始计数）；没有源词的词给 []。
+玩具语法在给出译文的同时也给出标准对齐：
 
     from helpers import toylang
     target, alignment = toylang.translate("a cat slept in the house".split())
@@ -427,8 +440,20 @@ register_solution("05.2", "read the map", """
 Row 2 (the third output word, counting from 0) of the map; its darkest cell's column is the answer:
 
     print(int(ex_weights[2].argmax()))
+""", zh_title="读图", zh_text="""
+看注意力图的第 2 行（第三个输出词，从 0 开始计数）；这一行里颜色最深的格子所在的列就是答案：
+
+    print(int(ex_weights[2].argmax()))
 """)
 register_solution("05.3", "the attention part of a decoder step", """
+    def my_attend(query, encoder_states, mask, score_fn):
+        scores = score_fn(query, encoder_states)                  # (B, S)
+        scores = scores.masked_fill(~mask[:, 0], float("-inf"))   # mask (B, 1, S) -> (B, S): padding never wins
+        weights = torch.softmax(scores, dim=-1)                   # (B, S), over the source positions
+        weights = torch.nan_to_num(weights)                       # an all-padding row: 0/0 -> 0
+        context = (weights.unsqueeze(-1) * encoder_states).sum(1) # (B, C)
+        return context, weights
+""", zh_title="解码器一步中的注意力部分", zh_text="""
     def my_attend(query, encoder_states, mask, score_fn):
         scores = score_fn(query, encoder_states)                  # (B, S)
         scores = scores.masked_fill(~mask[:, 0], float("-inf"))   # mask (B, 1, S) -> (B, S): padding never wins

@@ -86,16 +86,32 @@ The context is Σ wᵢ·hᵢ. Halfway between h_cat (position 1) and h_milk (pos
 so put half of the weight on each and nothing elsewhere:
 
     my_weights = [0, 0.5, 0, 0, 0.5]
+""", zh_title="“cat” 和 “milk” 的正中间", zh_text="""
+上下文向量是 Σ wᵢ·hᵢ。h_cat（位置 1）和 h_milk（位置 4）的正中间是 ½·h_cat + ½·h_milk，
+所以给这两个位置各一半的权重，其余位置为 0：
+
+    my_weights = [0, 0.5, 0, 0, 0.5]
 """)
 register_solution("02.2", "a query that asks for the verb", """
 With dot-product scores, a query pointing along the feature that "drank" is strongest in (action) scores
 "drank" highest; making the query longer sharpens the softmax, so "drank" gets more than half:
 
     my_query = [0, 0, 3, 0, 0]     # animal, drink, action, describes, points
+""", zh_title="问出动词的查询", zh_text="""
+用点积打分时，沿着 “drank” 最强的那个特征（action）的查询给 “drank” 的得分最高；
+查询越长，softmax 越尖锐，于是 “drank” 得到超过一半的权重：
+
+    my_query = [0, 0, 3, 0, 0]     # animal, drink, action, describes, points
 """)
 register_solution("03.2", "make K₂ the clear favourite", """
 K₂ = [1, 1]. A query along K₂ scores it highest (q·K₂ = q_x + q_y); longer queries sharpen the softmax.
 With scaling on (÷√2), q = [2, 2] gives scores [2, 4, 2] / √2, and K₂ wins clearly (run the checker to see its share):
+
+    my_query = [2.0, 2.0]
+""", zh_title="让 K₂ 明显胜出", zh_text="""
+K₂ = [1, 1]。沿 K₂ 方向的查询给它的得分最高（q·K₂ = q_x + q_y）；查询越长，softmax 越尖锐。
+开启缩放（÷√2）时，q = [2, 2] 的得分是 [2, 4, 2] / √2，K₂ 明显胜出
+（运行检查器可以看到它得到的权重）：
 
     my_query = [2.0, 2.0]
 """)
