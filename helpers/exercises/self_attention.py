@@ -22,7 +22,7 @@ __all__ = ["check_self_attention", "check_shuffle_prediction", "check_multihead_
 
 
 @checker
-def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.3", show_answer: bool = False) -> bool:
+def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1", show_answer: bool = False) -> bool:
     """Check fn(X (n, d)) -> (context (n, d), weights (n, n)) is scaled dot-product self-attention, Q = K = V = X."""
     if not_answered(fn, name):
         return False
@@ -65,7 +65,7 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
     or "changed". Without positional encodings: shuffled the same way; with them: changed."""
     if not_answered(answer, name):
         return False
-    exercise = exercise or ("07.2" if with_positions else "07.1")
+    exercise = exercise or ("07.4b" if with_positions else "07.4a")
     if not isinstance(answer, str):
         return feedback(False, t("ch07.shuffle_type", name=name, what=describe(answer)))
     text = answer.lower()
@@ -82,7 +82,7 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
 
 @checker
 def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = True,
-                               name: str = "my_parameters", exercise: str = "07.4", show_answer: bool = False) -> bool:
+                               name: str = "my_parameters", exercise: str = "07.3", show_answer: bool = False) -> bool:
     """Parameters of multi-head attention (W_Q, W_K, W_V, W_O, each d_model × d_model, plus biases if `bias`):
     4·d² + 4·d, whatever the number of heads (torch.nn.MultiheadAttention counts the same)."""
     if not_answered(answer, name):
@@ -108,7 +108,7 @@ def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = 
     return wrong(exercise, t("core.is_value", name=name, value=got, sentence=message), str(right), show_answer)
 
 
-register_solution("07.1", "shuffling without positions", """
+register_solution("07.4a", "shuffling without positions", """
 Self-attention sees a set: the score of query i and key j is qᵢ·kⱼ, whatever their places. Shuffle the inputs
 and each word still meets the same words with the same scores, so the outputs are shuffled the same way
 (self-attention is permutation equivariant). Check it:
@@ -123,14 +123,14 @@ and each word still meets the same words with the same scores, so the outputs ar
     perm = torch.randperm(n)
     print(torch.allclose(attend(X[perm])[0], attend(X)[0][perm]))
 """)
-register_solution("07.2", "shuffling with positional encodings", """
+register_solution("07.4b", "shuffling with positional encodings", """
 With positional encodings, the input at place i is word + P[i]. Shuffling moves the words but not the
 positions, so each word becomes a different vector: the outputs change (not just their order).
 """, zh_title="有位置编码时打乱", zh_text="""
 有了位置编码，位置 i 上的输入是 word + P[i]。打乱移动的是词而不是位置，
 所以每个词都变成了另一个向量：输出改变了（而不只是顺序变了）。
 """)
-register_solution("07.3", "self-attention with Q = K = V = X", """
+register_solution("07.1", "self-attention with Q = K = V = X", """
     def my_self_attention(X):
         scores = X @ X.T / math.sqrt(X.shape[-1])     # (n, n)
         weights = torch.softmax(scores, dim=-1)       # each row sums to 1
@@ -141,7 +141,7 @@ register_solution("07.3", "self-attention with Q = K = V = X", """
         weights = torch.softmax(scores, dim=-1)       # each row sums to 1
         return weights @ X, weights                   # (n, d), (n, n)
 """)
-register_solution("07.4", "parameters of multi-head attention", """
+register_solution("07.3", "parameters of multi-head attention", """
 Four projections W_Q, W_K, W_V, W_O, each d_model × d_model, plus a bias of d_model each. The heads cut the
 projected vectors into n_heads slices; they do not add parameters:
 

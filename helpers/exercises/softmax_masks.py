@@ -80,7 +80,7 @@ def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", s
 
 
 @checker
-def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.5", show_answer: bool = False) -> bool:
+def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2", show_answer: bool = False) -> bool:
     """Check a causal mask (n, n): True (may attend) on and below the diagonal, False above it."""
     if not_answered(mask, name):
         return False
@@ -139,7 +139,7 @@ exp(1000) 会溢出成 inf，而 inf / inf 是 NaN。所有得分同时加上（
         e = torch.exp(shifted)
         return e / e.sum(dim=-1, keepdim=True)
 """)
-register_solution("07.5", "a causal mask", """
+register_solution("07.2", "a causal mask", """
 Rows are queries, columns keys; True means "may attend". Query i may see keys 0..i: on and below the diagonal.
 
     my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
