@@ -99,6 +99,7 @@ def test_every_assignment_has_a_case_table_and_a_written_question():
         table = question_table(master)
         auto = [q for q in table if not q["manual"]]
         assert auto and all(q["points"] > 0 for q in table), table
+        assert any(q["manual"] for q in table), f"{name} has no written (manually graded) question"
         if name in CASES:
             assert set(CASES[name]["solution"][1]) == {q["name"] for q in auto}
 
