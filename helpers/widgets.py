@@ -235,7 +235,16 @@ def parse_readout(html: str) -> list[float]:
 
 
 # ----------------------------------------------------------------------------------------------- widget
-class QKExplorer:
+class _ShowsWidget:
+    """Displays as its `self.widget` in a notebook, with its `repr` as the plain-text fallback (a static reader)."""
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+
+class QKExplorer(_ShowsWidget):
     """Sliders for Q and one chosen key, a scale switch and a temperature, wired to `explorer_state` + `draw_explorer`.
 
     Display it by leaving it as the last expression of a cell. Attributes a test or a self-check can set:
@@ -364,11 +373,6 @@ class QKExplorer:
         return (f"QKExplorer(Q=[{q}], scale={'on' if self.scale_switch.value else 'off'}, "
                 f"T={self.temperature.value:.2f}, weights=[{w}])")
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
-
 
 # ----------------------------------------------------------------------------------------------- translation
 @dataclass
@@ -469,7 +473,7 @@ def translation_explorer(model, sentences: Sequence[str]):
     return box
 
 
-class DecodingStepViewer:
+class DecodingStepViewer(_ShowsWidget):
     """A step slider over one greedy translation: at step t, the output so far, the weights over the source
     words (fixed 0-1 axis) and the word chosen. A thin layer over `helpers.plotting.draw_decoding_step`.
 
@@ -524,11 +528,6 @@ class DecodingStepViewer:
         t = self.slider.value - 1
         return f"DecodingStepViewer(step {t + 1} of {len(self.output)}: {self.output[t]!r})"
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
-
 
 # ----------------------------------------------------------------------------------------------- Transformer heads
 def _head_pair(sentence) -> tuple[list[str], list[str]]:
@@ -560,7 +559,7 @@ def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind
             f"sentence {sentence}: strongest link <b>{q}</b> → <b>{k}</b> ({w[i, j]:.4f})</div>")
 
 
-class HeadExplorer:
+class HeadExplorer(_ShowsWidget):
     """Pick a kind of attention, a layer, a head and a sentence; see that head's map. A thin layer over
     `helpers.plotting.draw_head` and `TransformerTranslator.attention_maps` (teacher forcing: the decoder reads
     the reference translation).
@@ -652,11 +651,6 @@ class HeadExplorer:
     def __repr__(self) -> str:
         return (f"HeadExplorer({self.kind.value}, layer {self.layer.value} of {self.n_layers}, head {self.head.value} "
                 f"of {self.n_heads}, sentence {self.sentence.value} of {len(self.pairs)})")
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = repr(self)
-        return bundle
 
 
 __all__ += ["head_readout_html", "HeadExplorer"]
