@@ -1,4 +1,4 @@
-"""Train the two translators of chapters 01 and 05 as the notebooks do; time them; score them by length bucket.
+"""Train chapter 05's two translators (no attention, attention) as the notebook does; time them; score them by length.
 
     .venv/bin/python benchmarks/bench_translation.py                 # seed 0; writes README section perf-translation
     .venv/bin/python benchmarks/bench_translation.py --seeds 0 1     # several seeds, one table each
@@ -27,9 +27,13 @@ from helpers.devtools import update_readme_section
 from helpers.seq2seq import make_model
 from helpers.tables import format_table
 from helpers.training import evaluate_buckets, train
+from helpers.transformer import TRANSFORMER_TRAINING, make_transformer
 
 LOAD = os.getloadavg()[0]
-SEED, TRAIN_STEPS = 0, 400     # the notebooks' parameters (chapters 01 and 05)
+SEED, TRAIN_STEPS = 0, 450     # chapter 05's parameters
+BATCH, LR = 32, 5e-3           # chapter 05's batch size and peak learning rate
+TRANSFORMER_STEPS = 800        # chapter 07's Transformer (same batch size; its own learning rate and warm-up)
+TRANSFORMER = "Transformer (chapter 07)"
 ATTENTION, NO_ATTENTION = "attention (Luong's wiring, additive scorer)", "no attention"
 SEEN = [toylang.bucket_name(lo, hi) for lo, hi in toylang.TEST_BUCKETS if hi <= toylang.TRAIN_LENGTHS[1]]
 MIN_BLEU, MIN_KEEP, MAX_KEEP_NONE, MAX_CPU = 85.0, 0.85, 0.5, 75.0
@@ -38,10 +42,21 @@ MIN_BLEU, MIN_KEEP, MAX_KEEP_NONE, MAX_CPU = 85.0, 0.85, 0.5, 75.0
 def run(kind: str, hidden: int, steps: int, seed: int, train_pairs, test) -> dict:
     """Train one model and evaluate it; returns timings and per-bucket results."""
     model = make_model(kind, emb=64, hidden=hidden, seed=seed)
-    log = train(model, train_pairs, steps=steps, seed=seed, progress=False)
+    log = train(model, train_pairs, steps=steps, batch_size=BATCH, lr=LR, seed=seed, progress=False)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     results = evaluate_buckets(model, test)
     return {"log": log, "results": results, "params": model.n_parameters(), "context": model.encoder.output_size,
+            "eval_cpu": time.process_time() - cpu0, "eval_wall": time.perf_counter() - wall0}
+
+
+def run_transformer(seed: int, train_pairs, test) -> dict:
+    """Chapter 07's Transformer, trained and evaluated as the notebook does (same keys as `run`)."""
+    model = make_transformer(seed=seed)
+    log = train(model, train_pairs, steps=TRANSFORMER_STEPS, batch_size=BATCH, lr=TRANSFORMER_TRAINING["lr"],
+                warmup=TRANSFORMER_TRAINING["warmup"], seed=seed, progress=False)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    results = evaluate_buckets(model, test)
+    return {"log": log, "results": results, "params": model.n_parameters(), "context": "n × 64",
             "eval_cpu": time.process_time() - cpu0, "eval_wall": time.perf_counter() - wall0}
 
 
@@ -56,7 +71,7 @@ def check_targets(runs: dict) -> list[tuple[str, str, bool]]:
     out.append((f"attention {last} >= {MIN_KEEP}x {first}", f"{keep:.2f}x", keep >= MIN_KEEP))
     keep_none = none[last]["bleu"] / max(none[first]["bleu"], 1e-9)
     out.append((f"no attention {last} <= {MAX_KEEP_NONE}x {first}", f"{keep_none:.2f}x", keep_none <= MAX_KEEP_NONE))
-    for label in (NO_ATTENTION, ATTENTION):
+    for label in runs:
         cpu = runs[label]["log"].cpu_seconds
         out.append((f"{label} trains in <= {MAX_CPU:g} s CPU", f"{cpu:.1f} s", cpu <= MAX_CPU))
     return out
@@ -104,12 +119,15 @@ def main(argv=None) -> None:
             print(f"seed {seed}, {label}: {log.cpu_seconds:.1f} s CPU, {log.wall_seconds:.1f} s wall, "
                   f"{1000 * log.cpu_seconds / log.steps:.0f} ms CPU/step, final loss {log.final_loss():.3f}",
                   flush=True)
+        runs[TRANSFORMER] = run_transformer(seed, train_pairs, test)
+        print(f"seed {seed}, {TRANSFORMER}: {runs[TRANSFORMER]['log'].cpu_seconds:.1f} s CPU", flush=True)
         sections.append(report(runs, seed, args.steps, list(test)))
         all_met &= all(ok for _, _, ok in check_targets(runs))
         print(sections[-1], flush=True)
 
-    text = (f"`benchmarks/bench_translation.py`: seeds {', '.join(map(str, args.seeds))}, {args.steps} steps of 64 "
-            f"pairs, embedding 64, hidden 128 per direction unless noted (see context numbers), one torch thread, "
+    text = (f"`benchmarks/bench_translation.py`: seeds {', '.join(map(str, args.seeds))}, {args.steps} steps of "
+            f"{BATCH} pairs (peak learning rate {LR:g}), embedding 64, hidden 128 per direction unless noted (see "
+            f"context numbers); the Transformer {TRANSFORMER_STEPS} steps as in chapter 07; one torch thread, "
             f"python {platform.python_version()}, torch {torch.__version__.split('+')[0]}, {len(test[SEEN[0]])} test "
             "sentences per bucket, greedy decoding up to `toylang.max_target_length` words, BLEU and exact match "
             "against every valid reference. CPU seconds = `time.process_time()` of the benchmark process; "

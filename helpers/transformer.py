@@ -173,6 +173,22 @@ class DecoderLayer(nn.Module):
         y = y + self.dropout(self.feed_forward(self.norm3(y)))
         return y, self_weights, cross_weights
 
+    def step(self, y: torch.Tensor, past: torch.Tensor | None, memory: torch.Tensor,
+             memory_mask: torch.Tensor | None = None):
+        """The newest position only (greedy decoding): forward's last row without recomputing the earlier ones.
+
+        y (B, 1, d); past (B, t, d) = norm1 of the earlier positions' inputs, None at the first position
+        -> y (B, 1, d), past (B, t + 1, d), cross weights (B, h, 1, S). No mask: the newest word sees every word so far.
+        """
+        h = self.norm1(y)
+        past = h if past is None else torch.cat([past, h], dim=1)
+        attended, _ = self.self_attn(h, past, past)
+        y = y + self.dropout(attended)
+        attended, cross_weights = self.cross_attn(self.norm2(y), memory, memory, memory_mask)
+        y = y + self.dropout(attended)
+        y = y + self.dropout(self.feed_forward(self.norm3(y)))
+        return y, past, cross_weights
+
 
 # ---------------------------------------------------------------- the translator
 def _source_mask(batch) -> torch.Tensor:
@@ -304,13 +320,14 @@ class TransformerTranslator(nn.Module):
             self.train(was_training)
 
     @torch.no_grad()
-    def greedy_decode(self, batch, max_len: int | None = None):
+    def greedy_decode(self, batch, max_len: int | None = None, cache: bool = True):
         """Greedy decoding: (token lists, list of (n_out, n_src) weight tensors), like helpers.seq2seq.greedy_decode.
 
         Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words (default:
         helpers.toylang.max_target_length of the longest source + 1). Weights: last decoder layer's
-        cross-attention averaged over heads. The decoder is re-run on the whole prefix at each step (no cache:
-        simple, and cheap at these lengths).
+        cross-attention averaged over heads. cache=True runs only the newest position through the decoder at each
+        step (`DecoderLayer.step`, keeping the earlier positions' normalised inputs); cache=False re-runs the whole
+        prefix (the plain definition, which the tests compare it with).
         """
         was_training = self.training
         self.eval()
@@ -323,12 +340,21 @@ class TransformerTranslator(nn.Module):
             max_len = min(max_len, self.max_len - 1)
             y = torch.full((B, 1), tv.bos_id, dtype=torch.long)             # (B, 1 + steps so far)
             done = torch.zeros(B, dtype=torch.bool)
-            weights = None
+            pasts, rows = [None] * len(self.decoder_layers), []
+            weights = memory.new_zeros(B, 0, memory.shape[1])                     # (B, steps, S)
             for _ in range(max_len):
-                out = self.decode(y, memory, src_mask)
-                nxt = out.logits[:, -1].argmax(-1, keepdim=True)             # (B, 1)
+                if cache:
+                    x = self.embed(y, self.tgt_embedding, self.tgt_positions)[:, -1:]   # newest word + its position
+                    for i, layer in enumerate(self.decoder_layers):
+                        x, pasts[i], cross = layer.step(x, pasts[i], memory, src_mask)
+                    logits = self.output(self.decoder_norm(x))                         # (B, 1, V)
+                    rows.append(cross.mean(dim=1))                                     # (B, 1, S)
+                    weights = torch.cat(rows, dim=1)                                   # (B, steps, S)
+                else:
+                    out = self.decode(y, memory, src_mask)
+                    logits, weights = out.logits, out.cross_weights[-1].mean(dim=1)    # (B, steps, V), (B, steps, S)
+                nxt = logits[:, -1].argmax(-1, keepdim=True)                           # (B, 1)
                 y = torch.cat([y, nxt], dim=1)
-                weights = out.cross_weights[-1].mean(dim=1)                  # (B, steps, S)
                 done |= nxt[:, 0] == tv.eos_id
                 if bool(done.all()):
                     break

@@ -293,6 +293,19 @@ def test_greedy_decode_format():
     torch.testing.assert_close(w_tf[0, : len(toks)], weights[0], atol=1e-5, rtol=0)
 
 
+def test_cached_greedy_decode_equals_rerunning_the_prefix():
+    """DecoderLayer.step (newest position only) gives the tokens and weights of re-running the whole prefix."""
+    m = small_model(seed=3)
+    with torch.no_grad():                                   # a sharper output layer, so that argmax ties are unlikely
+        m.output.weight.mul_(20.0)
+    b = toy_batch(m, n=5)
+    fast, w_fast = m.greedy_decode(b, max_len=9)
+    slow, w_slow = m.greedy_decode(b, max_len=9, cache=False)
+    assert fast == slow and any(len(t) > 3 for t in fast)
+    for a, c in zip(w_fast, w_slow, strict=True):
+        torch.testing.assert_close(a, c, atol=1e-5, rtol=0)
+
+
 def test_greedy_decode_stops_at_eos():
     m = small_model()
     with torch.no_grad():
