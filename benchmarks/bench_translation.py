@@ -1,4 +1,4 @@
-"""Train chapter 05's two translators (no attention, attention) as the notebook does; time them; score them by length.
+"""Train chapter 05's two translators and chapter 07's Transformer as the notebooks do; time them; score by length.
 
     .venv/bin/python benchmarks/bench_translation.py                 # seed 0; writes README section perf-translation
     .venv/bin/python benchmarks/bench_translation.py --seeds 0 1     # several seeds, one table each
@@ -39,25 +39,25 @@ SEEN = [toylang.bucket_name(lo, hi) for lo, hi in toylang.TEST_BUCKETS if hi <= 
 MIN_BLEU, MIN_KEEP, MAX_KEEP_NONE, MAX_CPU = 85.0, 0.85, 0.5, 75.0
 
 
-def run(kind: str, hidden: int, steps: int, seed: int, train_pairs, test) -> dict:
-    """Train one model and evaluate it; returns timings and per-bucket results."""
-    model = make_model(kind, emb=64, hidden=hidden, seed=seed)
-    log = train(model, train_pairs, steps=steps, batch_size=BATCH, lr=LR, seed=seed, progress=False)
+def train_and_score(model, context, seed: int, train_pairs, test, **train_args) -> dict:
+    """Train `model` (train_args go to helpers.training.train) and evaluate it; timings and per-bucket results."""
+    log = train(model, train_pairs, batch_size=BATCH, seed=seed, progress=False, **train_args)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     results = evaluate_buckets(model, test)
-    return {"log": log, "results": results, "params": model.n_parameters(), "context": model.encoder.output_size,
+    return {"log": log, "results": results, "params": model.n_parameters(), "context": context,
             "eval_cpu": time.process_time() - cpu0, "eval_wall": time.perf_counter() - wall0}
+
+
+def run(kind: str, hidden: int, steps: int, seed: int, train_pairs, test) -> dict:
+    """One of chapter 05's RNN translators, trained with chapter 05's batch size and learning rate."""
+    model = make_model(kind, emb=64, hidden=hidden, seed=seed)
+    return train_and_score(model, model.encoder.output_size, seed, train_pairs, test, steps=steps, lr=LR)
 
 
 def run_transformer(seed: int, train_pairs, test) -> dict:
-    """Chapter 07's Transformer, trained and evaluated as the notebook does (same keys as `run`)."""
-    model = make_transformer(seed=seed)
-    log = train(model, train_pairs, steps=TRANSFORMER_STEPS, batch_size=BATCH, lr=TRANSFORMER_TRAINING["lr"],
-                warmup=TRANSFORMER_TRAINING["warmup"], seed=seed, progress=False)
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    results = evaluate_buckets(model, test)
-    return {"log": log, "results": results, "params": model.n_parameters(), "context": "n × 64",
-            "eval_cpu": time.process_time() - cpu0, "eval_wall": time.perf_counter() - wall0}
+    """Chapter 07's Transformer, trained as the notebook does (same keys as `run`)."""
+    return train_and_score(make_transformer(seed=seed), "n × 64", seed, train_pairs, test, steps=TRANSFORMER_STEPS,
+                           lr=TRANSFORMER_TRAINING["lr"], warmup=TRANSFORMER_TRAINING["warmup"])
 
 
 def check_targets(runs: dict) -> list[tuple[str, str, bool]]:

@@ -349,7 +349,6 @@ class TransformerTranslator(nn.Module):
                         x, pasts[i], cross = layer.step(x, pasts[i], memory, src_mask)
                     logits = self.output(self.decoder_norm(x))                         # (B, 1, V)
                     rows.append(cross.mean(dim=1))                                     # (B, 1, S)
-                    weights = torch.cat(rows, dim=1)                                   # (B, steps, S)
                 else:
                     out = self.decode(y, memory, src_mask)
                     logits, weights = out.logits, out.cross_weights[-1].mean(dim=1)    # (B, steps, V), (B, steps, S)
@@ -358,6 +357,8 @@ class TransformerTranslator(nn.Module):
                 done |= nxt[:, 0] == tv.eos_id
                 if bool(done.all()):
                     break
+            if rows:
+                weights = torch.cat(rows, dim=1)                                       # (B, steps, S)
             tokens, wlist = [], []
             for b in range(B):
                 words = tv.decode(y[b, 1:].tolist())
