@@ -72,10 +72,12 @@ def test_t_fills_the_current_language_and_rejects_unknown_keys_and_languages():
 def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
     helpers.setup(seed=0)
     english = capsys.readouterr().out
-    assert re.fullmatch(r"Learning to Attend \| python \d+\.\d+ \| torch \S+ \| device \w+ \| threads 1 \| seed 0\n",
-                        english) and i18n.get_lang() == "en"
+    pinned, phrase = helpers.pinning.status()
+    assert re.fullmatch(r"Learning to Attend \| python \d+\.\d+ \| torch \S+ \| device \w+ \| threads 1 \| seed 0"
+                        rf" \| {re.escape(phrase)}\n" + ("" if pinned else r".+\n"), english)
+    assert i18n.get_lang() == "en"
     helpers.setup(seed=0, lang="zh")
-    assert capsys.readouterr().out == english.rstrip("\n") + " | 语言 zh\n" and i18n.get_lang() == "zh"
+    assert capsys.readouterr().out == english.replace(" | CPU", " | 语言 zh | CPU") and i18n.get_lang() == "zh"
     with pytest.raises(ValueError, match="lang is 'de'"):
         helpers.setup(lang="de")
     assert i18n.get_lang() == "zh"  # a bad language changes nothing
