@@ -288,6 +288,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch04.grows": (
         "q·k sums d_k products of variance 1 each: its variance grows with d_k.",
         "q·k 是 d_k 个方差为 1 的乘积之和：它的方差随 d_k 增长。"),
+    "ch04.swapped_order": (
+        "the two numbers are in the wrong order: first the standard deviation of q·k, then that of q·k / √d_k.",
+        "两个数的顺序反了：先写 q·k 的标准差，再写 q·k / √d_k 的标准差。"),
     "ch04.longer": ("longer", "更长的数组"),
     "ch04.two_numbers": (
         "`{name}` is {value}; expected a list of two numbers: [std of q·k, std of q·k / √d_k].",

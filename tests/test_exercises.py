@@ -193,7 +193,7 @@ def _english_left(text: str) -> list[str]:
     text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", text)
     text = re.sub(r"抛出了 \w+: [^。；\n]*|正确答案：[^。\n]*", " ", text)   # the learner's error text; the answer
     text = re.sub(r"\([^()\u4e00-\u9fff]*\)|（[^（）\u4e00-\u9fff]*）", " ", text)  # formulas, toy words in brackets
-    return re.findall(r"[A-Za-z]+(?: +[A-Za-z]+)+", text)
+    return re.findall(r"[A-Za-z]{2,}(?: +[A-Za-z]{2,})+", text)    # not formulas such as "X Xᵀ"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -293,3 +293,17 @@ def test_solution_prints_the_current_language_and_english_when_a_translation_is_
         assert capsys.readouterr().out == f"练习 {k}：{title}\n\n{core._SOLUTIONS[k].text}\n"
 
 
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_in_chinese_the_classic_slip_is_named_in_chinese_and_the_answer_comes_second(name, capsys):
+    from helpers import i18n
+
+    example = CALLS[name]
+    with i18n.language("zh"):
+        first = said(capsys, example.call, example.wrong)
+        second = said(capsys, example.call, example.wrong)
+    for out in (first, second):
+        assert out.startswith(i18n.t("core.not_yet", lang="zh")) and not _english_left(out), (name, out)
+    assert "再试一次" in first and "正确答案" not in first and "solution(" not in first, first
+    assert "正确答案" in second or "solution(" in second, second

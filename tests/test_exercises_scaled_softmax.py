@@ -10,7 +10,7 @@ from helpers.exercises.scaled_softmax import _row_max_softmax as stable
 @pytest.mark.parametrize("answer, words", [
     ([256, 1], "variance of q·k"), ([256, 16], "those are variances"), ([16, 16], "divides its standard deviation"),
     ([1, 1], "its variance grows with d_k"), ([5, 5], "the standard deviation is its square root"),
-    ([16, 1, 0], "expected a list of two numbers"),
+    ([16, 1, 0], "expected a list of two numbers"), ([1, 16], "in the wrong order"),
 ])
 def test_std_scaling_slips(capsys, answer, words):
     ex.reset_tries()

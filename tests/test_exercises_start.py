@@ -10,6 +10,7 @@ from _checkers import example, fresh_tries, said  # noqa: F401
     ([0.2, 0.3, 0.4], "do not sum to 1"),
     ([0.7, 0.5, -0.2], "outside [0, 1]"),
     ([1.0], "expected a list of weights with a second key"),
+    ([[0.1], [0.8], [0.1]], "has shape (3, 1); expected a list of weights"),              # transposed
 ])
 def test_chapter_00_asks_for_most_of_the_weight_on_the_second_key(capsys, answer, words):
     assert words in said(capsys, example("check_start_weights").call, answer)

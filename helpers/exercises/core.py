@@ -355,6 +355,8 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
 
     if w.ndim == 0:
         return no(t("core.single_number", name=name))
+    if most_on is not None and (w.ndim != 1 or not 0 <= most_on < w.shape[0]):
+        return no(t("core.no_such_key", name=name, shape=w.shape, ordinal=ordinal(most_on)))
     if not np.all(np.isfinite(w)):
         return no(t("core.nan", name=name))
     if np.any(w < -1e-9) or np.any(w > 1 + 1e-9):
@@ -364,8 +366,6 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
         return no(t("core.not_sum_1", name=name, sums=_fmt(sums)))
     if most_on is not None:
         wanted = ordinal(most_on)
-        if w.ndim != 1 or not 0 <= most_on < w.shape[0]:
-            return no(t("core.no_such_key", name=name, shape=w.shape, ordinal=wanted))
         if w[most_on] > 0.5:
             return feedback(True, t("core.most_on_ok", share=w[most_on], ordinal=wanted))
         top = int(np.argmax(w))

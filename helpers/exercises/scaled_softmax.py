@@ -55,7 +55,7 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
     r = math.sqrt(d_k)
     slips = [([d_k, 1.0], t("ch04.variance_first")), ([d_k, r], t("ch04.variances")), ([r, r], t("ch04.divide_std")),
              ([d_k, d_k], t("ch04.variance_and_divide")), ([1.0, 1 / r], t("ch04.grows")),
-             ([1.0, 1.0], t("ch04.grows"))]
+             ([1.0, 1.0], t("ch04.grows")), ([1.0, r], t("ch04.swapped_order"))]
     if not_answered(answer, name):
         return False
     got = as_array(answer, name)
