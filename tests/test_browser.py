@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOK = NOTEBOOKS_DIR / "03_qkv_by_hand.ipynb"
 ARTIFACT = ROOT / "tests" / "artifacts" / "browser_03_explorer.png"
-PRESSES = 5  # ArrowRight presses on the Q y slider (step 0.1)
+PRESSES = 12  # ArrowRight presses on the Q y slider (step 0.1): Q from [0.8, -0.6] to [0.8, 0.6], nearest K₂
 
 
 def _missing(reason: str):
