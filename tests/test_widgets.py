@@ -218,6 +218,10 @@ def test_lookback_checks_the_shape_and_draws_one_line_per_pair():
     assert len(ax.lines) == 12
     widths = [line.get_linewidth() for line in ax.lines]
     assert widths[int(torch.argmax(w.flatten()))] == max(widths)
+    legend = ax.get_legend()                                  # the scale: three sample widths, labelled
+    assert [text.get_text() for text in legend.get_texts()] == ["0.1", "0.5", "1"]
+    assert [h.get_linewidth() for h in legend.legend_handles] == pytest.approx([0.3 + 9 * v for v in (0.1, 0.5, 1)])
+    assert max(widths) < legend.legend_handles[-1].get_linewidth()   # no weight is wider than weight 1
     plt.close(ax.figure)
     with pytest.raises(ValueError, match=r"expected \(n_targets, n_sources\) = \(3, 4\)"):
         draw_lookback(w.T, list("abcd"), list("XYZ"))
