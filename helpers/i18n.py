@@ -260,6 +260,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch03.raw_scores": (
         "these are the raw scores Q·K; turn them into weights with softmax.",
         "这些是原始得分 Q·K；用 softmax 把它们变成注意力权重。"),
+    "ch03.scaled_scores": (
+        "these are the scaled scores, before the softmax; turn them into weights with softmax.",
+        "这些是缩放后的得分，还没有经过 softmax；用 softmax 把它们变成注意力权重。"),
     "ch03.unscaled": (
         "these are the weights WITHOUT the scale; divide the scores by √d_k = √{d} first.",
         "这些是没有缩放的权重；先把得分除以 √d_k = √{d}。"),
