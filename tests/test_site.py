@@ -19,10 +19,10 @@ import time
 
 import numpy as np
 import pytest
+from test_browser import _chromium, _missing
 
 from helpers import ROOT
 from helpers.widgets import SEED_KEYS, SEED_VALUES, explorer_state
-from test_browser import _chromium, _missing
 
 pytestmark = pytest.mark.browser
 

@@ -16,6 +16,7 @@ The site's packages are pinned in requirements-site.txt (learners who only run n
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import html
 import json
@@ -42,7 +43,8 @@ EDITIONS = {
     "en": {"root": "README", "chapters": "notebooks/[0-9][0-9]_*.ipynb", "companion": "notebooks/companion/*.md",
            "sphinx_language": "en", "title": "Learning to Attend"},
     "zh": {"root": "README.zh", "chapters": "notebooks/zh/[0-9][0-9]_*.ipynb",
-           "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN", "title": "Learning to Attend · 中文版"},
+           "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN",
+           "title": "Learning to Attend · 中文版"},
 }
 # "Run this chapter" links: the README's templates ("Binder and JupyterHub"), filled from SITE_REPO (owner/name)
 BINDER_URL = "https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{path}"
@@ -58,12 +60,17 @@ FONT_OUT = "NotoSansCJKsc-course-subset.woff"
 
 
 # ----------------------------------------------------------------------------------------------- editions
-def docnames(lang: str) -> list[str]:
-    """The edition's documents in reading order (Sphinx docnames = repository paths without suffix)."""
+@functools.lru_cache(maxsize=None)
+def _docnames(lang: str) -> tuple[str, ...]:
     ed = EDITIONS[lang]
     chapters = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["chapters"]))
     companion = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["companion"]))
-    return [ed["root"], *chapters, *companion]
+    return (ed["root"], *chapters, *companion)
+
+
+def docnames(lang: str) -> list[str]:
+    """The edition's documents in reading order (Sphinx docnames = repository paths without suffix)."""
+    return list(_docnames(lang))
 
 
 def _edition_of(docname: str) -> str | None:
@@ -207,7 +214,8 @@ def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
                 else:
                     cell["outputs"][i] = new
     title = next((i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"), None)
-    box = {"cell_type": "markdown", "id": "course-run-this", "metadata": {}, "source": _run_box(docname + ".ipynb", lang, settings)}
+    box = {"cell_type": "markdown", "id": "course-run-this", "metadata": {},
+           "source": _run_box(docname + ".ipynb", lang, settings)}
     nb["cells"].insert(0 if title is None else title + 1, box)
     return json.dumps(nb)
 
