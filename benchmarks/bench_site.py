@@ -26,7 +26,7 @@ import json, resource, sys, time
 from pathlib import Path
 from helpers.devtools import site
 start = time.perf_counter()
-site.build(sys.argv[1], Path(sys.argv[2]))
+site.build_edition(sys.argv[1], Path(sys.argv[2]))
 wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}))

@@ -718,5 +718,4 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这个探索器直接在浏览器中运行：计算与 helpers.widgets.explorer_state 相同。"),
     "widgets.site_chapters": ("Chapters", "章节"),
     "widgets.site_companion": ("Companion pages", "配套资料"),
-    "widgets.site_other_language": ("中文版", "English"),
 }

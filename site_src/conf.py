@@ -3,7 +3,9 @@
 helpers/devtools/site.py builds each edition with this folder as the config dir and the repository as the source
 dir; it passes the edition's settings (language, root_doc, include_patterns, the vendored static files) with -D.
 """
-extensions = ["myst_nb", "sphinx_copybutton", "helpers.devtools.site"]
+from helpers.devtools.site import sphinx_setup as setup  # noqa: F401  (the course's extension: see that module)
+
+extensions = ["myst_nb", "sphinx_copybutton"]
 
 project = "Learning to Attend"
 author = "Learning to Attend"

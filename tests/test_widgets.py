@@ -300,3 +300,14 @@ def test_decoding_step_view_redraws_only_what_moves_yet_matches_a_fresh_drawing(
     draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1, ax=ax)
     assert [round(b.get_height(), 2) for b in ax.patches] == [1.0, 0.0], "drawn again on its axes, the bars move"
     assert "chose 'y'" in ax.get_title(loc="left") and len(ax.patches) == 2
+
+
+def test_slider_check_is_wired_and_reads_well_without_a_widget_view():
+    from helpers.widgets import SliderCheck
+
+    check = SliderCheck()
+    bundle = check._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "SliderCheck(a slider x = 3 and its square: x² = 9)"
+    check.slider.value = 7
+    assert check.square.value == "x² = 49" and "x = 7" in repr(check) and "children=" not in repr(check)

@@ -5,12 +5,12 @@
 
 Sources are the repository's own files, read in place (Sphinx's source dir is the repository root, narrowed by
 `include_patterns`): the README, the chapters and the companion pages of one edition. Sphinx's config is
-`site_src/conf.py`; this module is its extension. On the way in (Sphinx's `source-read` event) each notebook gets
-a "Run this chapter" box, its widget outputs become readable (the notebooks store no widget state, so a browser
-without a kernel could only show an empty view): tqdm bars are dropped, chapter 03's Q/K explorer becomes the live
-one of `site_src/_static/qk_explorer.js`, every other explorer shows its text summary and a note. Links into the
-other edition point at the other site. MathJax comes from the `django-static-mathjax` wheel and a subset of Noto
-Sans CJK SC (from `mplfonts`) is cut for the characters the pages use, so nothing is fetched from outside the site.
+`site_src/conf.py`; `sphinx_setup` here is its extension. On the way in (Sphinx's `source-read` event) each
+notebook gets a "Run this chapter" box and readable widget outputs (the notebooks store no widget state, so a
+browser without a kernel could only show an empty view): tqdm bars are dropped, chapter 03's Q/K explorer becomes
+the live one of `site_src/_static/qk_explorer.js`, every other explorer shows its text summary and a note. Links
+into the other edition point at the other site. MathJax comes from the `django-static-mathjax` wheel and a subset
+of Noto Sans CJK SC (from `mplfonts`) is cut for the characters the pages use: nothing is fetched from outside.
 The site's packages are pinned in requirements-site.txt (learners who only run notebooks never install them).
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from urllib.parse import quote
 from helpers import ROOT, i18n
 
 __all__ = ["EDITIONS", "SITE_DIR", "docnames", "other_docname", "run_links", "widget_output", "prepare_notebook",
-           "rewrite_links", "live_explorer_config", "build", "setup"]
+           "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli"]
 
 SITE_DIR = ROOT / "site"
 SRC_DIR = ROOT / "site_src"
@@ -41,10 +41,10 @@ LANGS = ("en", "zh")
 # what each edition is made of: its landing page, its chapters, its companion pages (repository paths)
 EDITIONS = {
     "en": {"root": "README", "chapters": "notebooks/[0-9][0-9]_*.ipynb", "companion": "notebooks/companion/*.md",
-           "sphinx_language": "en", "title": "Learning to Attend"},
+           "sphinx_language": "en", "title": "Learning to Attend", "other_label": "中文版"},
     "zh": {"root": "README.zh", "chapters": "notebooks/zh/[0-9][0-9]_*.ipynb",
            "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN",
-           "title": "Learning to Attend · 中文版"},
+           "title": "Learning to Attend · 中文版", "other_label": "English"},
 }
 # "Run this chapter" links: the README's templates ("Binder and JupyterHub"), filled from SITE_REPO (owner/name)
 BINDER_URL = "https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{path}"
@@ -168,7 +168,7 @@ def widget_output(summary: str, lang: str) -> dict | None:
 
 
 # ----------------------------------------------------------------------------------------------- links
-_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
 
 
 def rewrite_links(text: str, docname: str, lang: str, settings: dict) -> str:
@@ -195,7 +195,7 @@ def rewrite_links(text: str, docname: str, lang: str, settings: dict) -> str:
             return m.group(0)
         return f'<a href="{html.escape(href)}">{shown}</a>'
 
-    return _LINK.sub(fix, text)
+    return _MD_LINK.sub(fix, text)
 
 
 def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
@@ -245,7 +245,8 @@ def _cjk_characters() -> str:
     for texts in i18n.MESSAGES.values():
         for text in texts:
             chars.update(text)
-    chars.update("中文英文")
+    for ed in EDITIONS.values():
+        chars.update(ed["title"] + ed["other_label"])
     return "".join(sorted(c for c in chars if ord(c) >= 0x2E80))
 
 
@@ -316,7 +317,7 @@ def _on_page_context(app, pagename: str, templatename: str, context: dict, doctr
     other_lang = "zh" if lang == "en" else "en"
     other = other_docname(pagename, lang) or EDITIONS[other_lang]["root"]
     context["course_other_url"] = _url_from(pagename, other_lang, other)
-    context["course_other_label"] = i18n.t("widgets.site_other_language", lang=lang)
+    context["course_other_label"] = EDITIONS[lang]["other_label"]  # the other language, named in that language
     context["course_lang"] = lang
 
 
@@ -330,8 +331,8 @@ def _on_finished(app, exception) -> None:
         shutil.copy(root / f"{EDITIONS[app.config.course_lang]['root']}.html", root / "index.html")
 
 
-def setup(app):
-    """Sphinx extension: the notebook preparation, the language link and the copied landing page."""
+def sphinx_setup(app):
+    """The Sphinx extension (site_src/conf.py's `setup`): notebook preparation, language link, landing page."""
     import logging
 
     import jieba
@@ -348,7 +349,7 @@ def setup(app):
 
 
 # ----------------------------------------------------------------------------------------------- build
-def build(lang: str, out: Path = SITE_DIR, repo: str | None = None, branch: str | None = None,
+def build_edition(lang: str, out: Path = SITE_DIR, repo: str | None = None, branch: str | None = None,
           hub: str | None = None, quiet: bool = True) -> Path:
     """Build one edition into out/<lang> (nothing executed, nothing fetched); raises RuntimeError on any warning."""
     from sphinx.cmd.build import build_main
@@ -379,14 +380,14 @@ def build(lang: str, out: Path = SITE_DIR, repo: str | None = None, branch: str 
     return target
 
 
-def main(argv: list[str] | None = None) -> int:
+def cli(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.devtools.site", description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=LANGS, action="append", help="edition(s) to build (default: both)")
     parser.add_argument("--out", type=Path, default=SITE_DIR, help="output folder (default: site/)")
     args = parser.parse_args(argv)
     for lang in args.lang or LANGS:
         start = time.perf_counter()
-        target = build(lang, args.out)
+        target = build_edition(lang, args.out)
         print(f"{lang}: {target / 'index.html'} in {time.perf_counter() - start:.1f} s")
     index = args.out / "index.html"
     index.write_text('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=en/index.html">'
@@ -396,4 +397,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())
