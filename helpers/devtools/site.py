@@ -393,6 +393,7 @@ def cli(argv: list[str] | None = None) -> int:
     index.write_text('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=en/index.html">'
                      '<title>Learning to Attend</title><a href="en/index.html">English</a> · '
                      '<a href="zh/index.html">中文</a>\n', encoding="utf-8")
+    (args.out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
     return 0
 
 
