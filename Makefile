@@ -73,7 +73,7 @@ zh: $(STAMP)
 zh-extract: $(STAMP)
 	$(BIN)/python -m helpers.devtools.zh extract
 
-bench: $(STAMP)
+bench: $(SITE_STAMP)
 	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 GRADE_JOBS ?= 2
