@@ -44,7 +44,7 @@ EDITIONS = {
            "sphinx_language": "en", "title": "Learning to Attend", "other_label": "中文版"},
     "zh": {"root": "README.zh", "chapters": "notebooks/zh/[0-9][0-9]_*.ipynb",
            "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN",
-           "title": "Learning to Attend · 中文版", "other_label": "English"},
+           "title": "学会注意", "other_label": "English"},
 }
 # "Run this chapter" links: the README's templates ("Binder and JupyterHub"), filled from SITE_REPO (owner/name)
 BINDER_URL = "https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{path}"
@@ -235,27 +235,30 @@ def _toctree(lang: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- vendored files
-def _cjk_characters() -> str:
-    """Every character from U+2E80 up that a page of either edition (or a widget label) may show, sorted."""
+def _cjk_characters(built: Path) -> str:
+    """Every character from U+2E80 up in the built pages and scripts (theme labels included), sorted."""
     chars = set()
-    for lang in LANGS:
-        for doc in docnames(lang):
-            path = next(ROOT.glob(doc + ".*"))
-            chars.update(path.read_text(encoding="utf-8"))
-    for texts in i18n.MESSAGES.values():
+    for path in [*built.rglob("*.html"), *built.glob("_static/*.js")]:
+        chars.update(path.read_text(encoding="utf-8", errors="replace"))
+    for texts in i18n.MESSAGES.values():  # the live explorer's labels travel as escaped JSON
         for text in texts:
             chars.update(text)
-    for ed in EDITIONS.values():
-        chars.update(ed["title"] + ed["other_label"])
     return "".join(sorted(c for c in chars if ord(c) >= 0x2E80))
 
 
-def font_subset(out_dir: Path) -> Path:
-    """Write the CJK font subset (WOFF) and its licence into out_dir; cached in build/site/ by the character set."""
+def font_subset(built: Path) -> Path:
+    """Write the CJK font subset (WOFF) for the built site into built/_static/fonts/, with its licence.
+
+    Cached in build/site/ by the character set; the CSS (site_src/_static/course.css) names it.
+    """
     import mplfonts
     from fontTools import subset
 
-    chars = _cjk_characters()
+    import logging
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every pruned table at INFO
+    chars = _cjk_characters(built)
+    out_dir = built / "_static" / "fonts"
     source = Path(mplfonts.__file__).parent / "fonts" / FONT_FILE
     key = hashlib.sha256((chars + FONT_FILE).encode()).hexdigest()[:16]
     cached = CACHE_DIR / f"font-{key}.woff"
@@ -281,7 +284,7 @@ def font_subset(out_dir: Path) -> Path:
 
 
 def vendored_static(lang: str) -> Path:
-    """A folder of files the pages need that come from packages: MathJax, the CJK font subset (+ licence)."""
+    """A folder of files the pages need that come from packages: MathJax (the font subset is cut after the build)."""
     import mathjax
 
     out = CACHE_DIR / f"static-{lang}"
@@ -291,7 +294,6 @@ def vendored_static(lang: str) -> Path:
     (out / "mathjax").mkdir(parents=True)
     shutil.copy(src / MATHJAX_FILE, out / "mathjax" / Path(MATHJAX_FILE).name)
     shutil.copy(src / "LICENSE", out / "mathjax" / "LICENSE")
-    font_subset(out / "fonts")
     return out
 
 
@@ -329,6 +331,7 @@ def _on_finished(app, exception) -> None:
         data.write_text(data.read_text(encoding="utf-8").replace("window.Stemmer = ChineseStemmer;",
                                                                   "window.Stemmer = EnglishStemmer;"), encoding="utf-8")
         shutil.copy(root / f"{EDITIONS[app.config.course_lang]['root']}.html", root / "index.html")
+        font_subset(root)
 
 
 def sphinx_setup(app):
