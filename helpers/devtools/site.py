@@ -251,10 +251,10 @@ def font_subset(built: Path) -> Path:
 
     Cached in build/site/ by the character set; the CSS (site_src/_static/course.css) names it.
     """
+    import logging
+
     import mplfonts
     from fontTools import subset
-
-    import logging
 
     logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every pruned table at INFO
     chars = _cjk_characters(built)
