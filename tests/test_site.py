@@ -145,8 +145,14 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
                                         f"{_png_outputs(ROOT / f'{doc}.ipynb')}")
                     if page.locator(".run-this a.run-binder").count() != 1:
                         problems.append(f"{lang}/{doc}: no 'Run this chapter' box")
-                    if page.locator("a[href$='.ipynb']").count() == 0:
+                    download = page.locator("a[href*='_sources/'][href$='.ipynb']")
+                    if download.count() == 0:
                         problems.append(f"{lang}/{doc}: no notebook download link")
+                    elif (out / lang / "_sources" / f"{doc}.ipynb").read_bytes() != (ROOT / f"{doc}.ipynb").read_bytes(
+                    ):
+                        problems.append(f"{lang}/{doc}: the download is not the committed notebook")
+                    if page.locator(".prev-next-area a").count() < 1:
+                        problems.append(f"{lang}/{doc}: no previous/next links")
                     if page.locator("text=0%|").count():
                         problems.append(f"{lang}/{doc}: a tqdm bar's fallback is shown")
                 if page.locator("text=children=(").count():
