@@ -146,10 +146,10 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
                     if page.locator(".run-this a.run-binder").count() != 1:
                         problems.append(f"{lang}/{doc}: no 'Run this chapter' box")
                     download = page.locator("a[href*='_sources/'][href$='.ipynb']")
+                    served = out / lang / "_sources" / f"{doc}.ipynb"
                     if download.count() == 0:
                         problems.append(f"{lang}/{doc}: no notebook download link")
-                    elif (out / lang / "_sources" / f"{doc}.ipynb").read_bytes() != (ROOT / f"{doc}.ipynb").read_bytes(
-                    ):
+                    elif served.read_bytes() != (ROOT / f"{doc}.ipynb").read_bytes():
                         problems.append(f"{lang}/{doc}: the download is not the committed notebook")
                     if page.locator(".prev-next-area a").count() < 1:
                         problems.append(f"{lang}/{doc}: no previous/next links")
