@@ -369,10 +369,12 @@ class QKExplorer(_ShowsWidget):
         self.refresh()
 
     def __repr__(self) -> str:
+        """The whole state in one line (the text a static page shows, from which the website's live explorer starts)."""
         q = ", ".join(f"{x:.2f}" for x in self.query)
+        rows = lambda a: "[" + ", ".join("[" + ", ".join(f"{x:g}" for x in r) + "]" for r in a) + "]"  # noqa: E731
         w = ", ".join(f"{x:.4f}" for x in self.state["weights"])
-        return (f"QKExplorer(Q=[{q}], scale={'on' if self.scale_switch.value else 'off'}, "
-                f"T={self.temperature.value:.2f}, weights=[{w}])")
+        return (f"QKExplorer(Q=[{q}], keys={rows(self.keys)}, values={rows(self.values)}, "
+                f"scale={'on' if self.scale_switch.value else 'off'}, T={self.temperature.value:.2f}, weights=[{w}])")
 
 
 # ----------------------------------------------------------------------------------------------- translation

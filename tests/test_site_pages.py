@@ -7,7 +7,7 @@ import pytest
 
 from helpers import ROOT
 from helpers.devtools import site
-from helpers.widgets import SEED_KEYS, SEED_VALUES
+from helpers.widgets import SEED_KEYS
 
 
 def test_run_links_are_the_readme_templates_filled_from_one_setting():
@@ -45,14 +45,21 @@ def test_tqdm_bars_are_dropped_and_raw_reprs_give_only_a_note():
     assert "DecodingStepViewer(step 1 of 11: &#x27;mei&#x27;)" in readable and "widget-note" in readable
 
 
-def test_the_qk_explorer_becomes_the_live_one_with_the_helpers_numbers():
-    summary = "QKExplorer(Q=[1.00, 0.00], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])"
+def test_the_qk_explorer_becomes_the_live_one_with_the_notebooks_numbers():
+    from helpers.widgets import QKExplorer
+
+    explorer = QKExplorer(query=[0.8, -0.6], values=[[0.9, 0.1], [0.6, 0.8], [0.1, 0.5]])
+    summary = repr(explorer)
     html = site.widget_output(summary, "zh")["data"]["text/html"]
     config = json.loads(re.search(r'data-config="([^"]*)"', html).group(1).replace("&quot;", '"'))
-    assert config["keys"] == [list(k) for k in SEED_KEYS] and config["values"] == [list(v) for v in SEED_VALUES]
-    assert config["query"] == [1.0, 0.0] and config["scale"] is True and config["labels"]["keys"] == "键"
-    with pytest.raises(ValueError, match="would not match"):
-        site.widget_output(summary.replace("0.1978", "0.2978"), "en")
+    assert config["keys"] == [list(k) for k in SEED_KEYS] and config["values"] == [[0.9, 0.1], [0.6, 0.8], [0.1, 0.5]]
+    assert config["query"] == [0.8, -0.6] and config["scale"] is True and config["labels"]["keys"] == "键"
+    with pytest.raises(ValueError, match="explorer_state gives"):
+        site.widget_output(summary.replace("weights=[0.", "weights=[0.1"), "en")
+    old = "QKExplorer(Q=[1.00, 0.00], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])"  # before keys and values
+    fallback = site.widget_output(old, "en")["data"]["text/html"]
+    assert "qk-live" not in fallback and "widget-summary" in fallback
+    explorer.close()
 
 
 def test_links_that_leave_the_edition_go_to_the_other_site_or_the_repository():
@@ -73,4 +80,4 @@ def test_a_chapter_gets_a_run_box_after_its_title_and_keeps_its_cells():
     assert after["cells"][0]["source"] == "".join(before["cells"][0]["source"])
     assert 'class="run-this"' in after["cells"][1]["source"]
     widget = [o for c in after["cells"] for o in c.get("outputs", []) if site.WIDGET_MIME in o.get("data", {})]
-    assert not widget and "qk-live" in json.dumps(after)
+    assert not widget and "widget-fallback" in json.dumps(after)

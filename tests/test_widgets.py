@@ -96,7 +96,8 @@ def test_readout_round_trip():
 def test_default_explorer_shows_the_seed_example(explorer):
     assert explorer.displayed_weights() == [0.4011, 0.4011, 0.1978]
     assert "qk-weights" in explorer.readout._dom_classes and "qk-q-x" in explorer.q_x._dom_classes
-    assert repr(explorer) == "QKExplorer(Q=[1.00, 0.00], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])"
+    assert repr(explorer) == ("QKExplorer(Q=[1.00, 0.00], keys=[[1, 0], [1, 1], [0, 1]], values=[[0.9, 0.1], "
+                              "[0.5, 0.5], [0.1, 0.9]], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])")
     assert explorer._repr_mimebundle_()["text/plain"] == repr(explorer)
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 

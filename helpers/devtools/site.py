@@ -117,33 +117,37 @@ def _run_box(path: str, lang: str, settings: dict) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- widget outputs
-def live_explorer_config(summary: str, lang: str) -> dict:
+_QK_SUMMARY = re.compile(r"QKExplorer\(Q=\[([^\]]*)\], keys=(\[\[.*?\]\]), values=(\[\[.*?\]\]), "
+                         r"scale=(on|off), T=([\d.]+), weights=\[([^\]]*)\]\)")
+
+
+def live_explorer_config(summary: str, lang: str) -> dict | None:
     """The live Q/K explorer's start state and labels, from the notebook's text summary of its QKExplorer.
 
-    The page's JavaScript recomputes `helpers.widgets.explorer_state`; the keys, values and colours come from
-    helpers (SEED_KEYS, SEED_VALUES, KEY_COLOURS). Raises ValueError when the summary's weights are not the ones
-    those keys give (the chapter's explorer changed, so the page would start somewhere else).
+    The page's JavaScript recomputes `helpers.widgets.explorer_state` from the query, keys and values the summary
+    names (colours: KEY_COLOURS). None for a summary without keys and values (written before QKExplorer's repr
+    named them: re-execute the chapter). Raises ValueError when explorer_state does not give the summary's weights.
     """
     from helpers.plotting import KEY_COLOURS
-    from helpers.widgets import SEED_KEYS, SEED_VALUES, explorer_state
+    from helpers.widgets import explorer_state
 
-    m = re.match(r"QKExplorer\(Q=\[([^\]]*)\], scale=(on|off), T=([\d.]+), weights=\[([^\]]*)\]\)", summary.strip())
+    m = _QK_SUMMARY.match(summary.strip())
     if m is None:
-        raise ValueError(f"not a QKExplorer summary: {summary!r}")
+        return None
     q = [float(x) for x in m.group(1).split(",")]
-    scale, temperature = m.group(2) == "on", float(m.group(3))
-    shown = [float(x) for x in m.group(4).split(",")]
-    weights = explorer_state(q, SEED_KEYS, SEED_VALUES, scale, temperature)["weights"]
+    keys, values = json.loads(m.group(2)), json.loads(m.group(3))
+    scale, temperature = m.group(4) == "on", float(m.group(5))
+    shown = [float(x) for x in m.group(6).split(",")]
+    weights = explorer_state(q, keys, values, scale, temperature)["weights"]
     if any(abs(a - b) > 5.1e-5 for a, b in zip(weights, shown, strict=True)):
-        raise ValueError(f"the notebook's explorer shows weights {shown}, SEED_KEYS/SEED_VALUES give "
-                         f"{[round(float(w), 4) for w in weights]}: the live explorer would not match the chapter")
+        raise ValueError(f"the notebook's explorer shows weights {shown}, explorer_state gives "
+                         f"{[round(float(w), 4) for w in weights]} for its Q, keys and values")
     labels = {k: i18n.t(f"widgets.{k}", lang=lang) for k in ("query", "keys", "move_key", "divide_scores",
                                                                "temperature")}
     labels["weights"], labels["context"] = (i18n.t("widgets.site_weights", lang=lang),
                                             i18n.t("widgets.site_context", lang=lang))
-    return {"query": q, "keys": [list(k) for k in SEED_KEYS], "values": [list(v) for v in SEED_VALUES],
-            "scale": scale, "temperature": temperature, "limit": 2.0, "step": 0.1, "colours": list(KEY_COLOURS),
-            "labels": labels}
+    return {"query": q, "keys": keys, "values": values, "scale": scale, "temperature": temperature, "limit": 2.0,
+            "step": 0.1, "colours": list(KEY_COLOURS), "labels": labels}
 
 
 def widget_output(summary: str, lang: str) -> dict | None:
@@ -155,10 +159,10 @@ def widget_output(summary: str, lang: str) -> dict | None:
     if TQDM.search(summary):
         return None
     note = f'<p class="widget-note">{html.escape(i18n.t("widgets.site_widget_note", lang=lang))}</p>'
-    if summary.startswith("QKExplorer("):
-        config = html.escape(json.dumps(live_explorer_config(summary, lang)), quote=True)
+    config = live_explorer_config(summary, lang) if summary.startswith("QKExplorer(") else None
+    if config is not None:
         note = f'<p class="widget-note">{html.escape(i18n.t("widgets.site_live_note", lang=lang))}</p>'
-        body = f'<div class="qk-live" data-config="{config}"></div>'
+        body = f'<div class="qk-live" data-config="{html.escape(json.dumps(config), quote=True)}"></div>'
     elif RAW_WIDGET_REPR.match(summary):
         body = ""
     else:
