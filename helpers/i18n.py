@@ -814,7 +814,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这是一个交互式探索器：在 JupyterLab 中运行本章时才能操作（链接在页面顶部）。"),
     "widgets.site_live_note": (
         "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state.",
-        "这个探索器直接在浏览器中运行：计算与 helpers.widgets.explorer_state 相同。"),
+        "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
     "widgets.site_chapters": ("Chapters", "章节"),
     "widgets.site_companion": ("Companion pages", "配套资料"),
 }
