@@ -841,4 +841,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "widgets.step_readout": (
         "step {step} of {n}: output so far <b>{so_far}</b>; most attended source word: <b>{top}</b>",
         "第 {step} 步（共 {n} 步）：目前的输出 <b>{so_far}</b>；最受关注的源词：<b>{top}</b>"),
+    # --------------------------------------------------------------------------- the course website (make site)
+    "widgets.site_run_title": ("Run this chapter:", "运行本章："),
+    "widgets.site_run_local": ("or on your computer:", "或在自己的电脑上："),
+    "widgets.site_weights": ("weights", "注意力权重"),
+    "widgets.site_context": ("context", "上下文向量"),
+    "widgets.site_widget_note": (
+        "An interactive explorer: it moves when the chapter runs in JupyterLab (links at the top of the page).",
+        "这是一个交互式探索器：在 JupyterLab 中运行本章时才能操作（链接在页面顶部）。"),
+    "widgets.site_live_note": (
+        "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state.",
+        "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
+    "widgets.site_chapters": ("Chapters", "章节"),
+    "widgets.site_companion": ("Companion pages", "配套资料"),
 }

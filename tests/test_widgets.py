@@ -96,7 +96,8 @@ def test_readout_round_trip():
 def test_default_explorer_shows_the_seed_example(explorer):
     assert explorer.displayed_weights() == [0.4011, 0.4011, 0.1978]
     assert "qk-weights" in explorer.readout._dom_classes and "qk-q-x" in explorer.q_x._dom_classes
-    assert repr(explorer) == "QKExplorer(Q=[1.00, 0.00], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])"
+    assert repr(explorer) == ("QKExplorer(Q=[1.00, 0.00], keys=[[1, 0], [1, 1], [0, 1]], values=[[0.9, 0.1], "
+                              "[0.5, 0.5], [0.1, 0.9]], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])")
     assert explorer._repr_mimebundle_()["text/plain"] == repr(explorer)
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -279,3 +280,14 @@ def test_decoding_step_view_redraws_only_what_moves_yet_matches_a_fresh_drawing(
     draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1, ax=ax)
     assert [round(b.get_height(), 2) for b in ax.patches] == [1.0, 0.0], "drawn again on its axes, the bars move"
     assert "chose 'y'" in ax.get_title(loc="left") and len(ax.patches) == 2
+
+
+def test_slider_check_is_wired_and_reads_well_without_a_widget_view():
+    from helpers.widgets import SliderCheck
+
+    check = SliderCheck()
+    bundle = check._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "SliderCheck(a slider x = 3 and its square: x² = 9)"
+    check.slider.value = 7
+    assert check.square.value == "x² = 49" and "x = 7" in repr(check) and "children=" not in repr(check)
