@@ -10,6 +10,7 @@ import statistics
 from typing import Iterable, Sequence
 
 import numpy as np
+import scipy.stats
 import torch
 
 from helpers.cost import count_parameters, time_call
@@ -120,61 +121,20 @@ def by_bucket(rows: Sequence[dict], value: str = "bleu") -> dict:
 
 
 # ---------------------------------------------------------------- paired comparisons
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
-    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta function I_x(a, b), 0 <= x <= 1."""
-    if x <= 0.0 or x >= 1.0:
-        return 0.0 if x <= 0.0 else 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
 def t_cdf(t: float, df: float) -> float:
-    """P(T <= t) for Student's t distribution with `df` degrees of freedom."""
+    """P(T <= t) for Student's t distribution with `df` degrees of freedom (scipy.stats.t)."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
+    return float(scipy.stats.t.cdf(t, df))
 
 
 def t_quantile(prob: float, df: float) -> float:
-    """The t with P(T <= t) = prob for Student's t with `df` degrees of freedom (bisection on t_cdf)."""
+    """The t with P(T <= t) = prob for Student's t with `df` degrees of freedom (scipy.stats.t)."""
     if not 0.0 < prob < 1.0:
         raise ValueError(f"prob must lie strictly between 0 and 1, got {prob}")
-    lo, hi = -1.0, 1.0
-    while t_cdf(lo, df) > prob:
-        lo *= 2.0
-    while t_cdf(hi, df) < prob:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < prob:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, abs(mid)):
-            break
-    return 0.5 * (lo + hi)
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    return float(scipy.stats.t.ppf(prob, df))
 
 
 def paired_interval(diffs: Sequence[float], level: float = 0.95) -> dict:
