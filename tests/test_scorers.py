@@ -1,4 +1,4 @@
-"""The registered scorers of helpers.attention against written-out references (float64): loops and torch's fused function."""
+"""The registered scorers of helpers.attention against written-out references (float64): loops, torch's fused one."""
 import math
 
 import pytest

@@ -1,4 +1,5 @@
-"""`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds."""
+"""`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds.
+`python -m helpers.devtools course`: rewrite the README sections generated from the course table (helpers.course)."""
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("execute", help="re-execute notebooks in place (all chapters when none are named)")
     run.add_argument("notebooks", nargs="*", type=Path)
+    sub.add_parser("course", help="rewrite the chapter and learner-time tables made from helpers/course.py")
     args = parser.parse_args(argv)
+    if args.command == "course":
+        from helpers.devtools.readme import update_course_sections
+
+        for done in update_course_sections():
+            print(f"updated {done}")
+        return 0
     for path in args.notebooks or chapter_notebooks():
         seconds, _ = execute_notebook(path)
         print(f"{seconds:7.1f} s  {Path(path).name}")
