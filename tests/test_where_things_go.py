@@ -34,3 +34,11 @@ def test_no_top_level_name_is_defined_in_two_helpers_modules():
                     clashes.append(f"{name}: {seen[name]} and {where}")
                 seen.setdefault(name, where)
     assert not clashes, "defined in two modules: " + "; ".join(clashes)
+
+
+def test_every_helpers_package_is_installed_by_pyproject():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {"helpers"} | {f"helpers.{p.name}" for p in (ROOT / "helpers").iterdir() if (p / "__init__.py").is_file()}
+    assert listed == on_disk, f"pyproject.toml [tool.setuptools] packages: {sorted(listed)}; helpers has {sorted(on_disk)}"
