@@ -40,5 +40,6 @@ def test_every_helpers_package_is_installed_by_pyproject():
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    on_disk = {"helpers"} | {f"helpers.{p.name}" for p in (ROOT / "helpers").iterdir() if (p / "__init__.py").is_file()}
+    packages = [p for p in (ROOT / "helpers").iterdir() if (p / "__init__.py").is_file()]
+    on_disk = {"helpers"} | {f"helpers.{p.name}" for p in packages}
     assert listed == on_disk, f"pyproject.toml [tool.setuptools] packages: {sorted(listed)}; helpers has {sorted(on_disk)}"

@@ -14,13 +14,12 @@ import torch.nn.functional as F
 from PIL import Image
 
 from helpers import exercises
-from helpers.plotting import draw_lookback, figure_png
+from helpers.plotting import draw_explorer, draw_lookback, figure_png
 from helpers.widgets import (
     SEED_KEYS,
     SEED_QUERY,
     SEED_VALUES,
     QKExplorer,
-    draw_explorer,
     explorer_state,
     parse_readout,
     weights_html,
@@ -300,3 +299,17 @@ def test_decoding_step_view_redraws_only_what_moves_yet_matches_a_fresh_drawing(
     draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1, ax=ax)
     assert [round(b.get_height(), 2) for b in ax.patches] == [1.0, 0.0], "drawn again on its axes, the bars move"
     assert "chose 'y'" in ax.get_title(loc="left") and len(ax.patches) == 2
+
+
+def test_the_widgets_module_draws_nothing_itself():
+    """Drawing lives in helpers.plotting; widgets only wire controls to it (draw_explorer is a re-export)."""
+    import ast
+
+    import helpers.plotting
+    import helpers.widgets
+
+    assert helpers.widgets.draw_explorer is helpers.plotting.draw_explorer
+    tree = ast.parse(open(helpers.widgets.__file__).read())
+    drawing = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+               and n.attr in {"subplots", "annotate", "bar", "scatter", "add_collection", "imshow", "plot"}]
+    assert not drawing, f"helpers/widgets.py draws ({drawing}): move it to helpers/plotting.py"
