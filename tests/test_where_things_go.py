@@ -42,4 +42,4 @@ def test_every_helpers_package_is_installed_by_pyproject():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     packages = [p for p in (ROOT / "helpers").iterdir() if (p / "__init__.py").is_file()]
     on_disk = {"helpers"} | {f"helpers.{p.name}" for p in packages}
-    assert listed == on_disk, f"pyproject.toml [tool.setuptools] packages: {sorted(listed)}; helpers has {sorted(on_disk)}"
+    assert listed == on_disk, f"pyproject.toml lists packages {sorted(listed)}; helpers has {sorted(on_disk)}"
