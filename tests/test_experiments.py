@@ -11,11 +11,14 @@ from helpers.cost import count_parameters, time_call
 from helpers.experiments import (
     VERDICTS,
     by_bucket,
+    causal_mask_demo,
     compare_variants,
     false_verdict_rate,
+    next_word_scores,
     paired_interval,
     pivot,
     run_experiment,
+    step_time_by_length,
     summarize,
     t_cdf,
     t_quantile,
@@ -24,6 +27,7 @@ from helpers.experiments import (
 from helpers.plotting import plot_paired_differences, plot_quality_by_length, plot_seed_points
 from helpers.tables import format_table
 from helpers.toylang import sample_pairs
+from helpers.transformer import TinyDecoder
 
 
 def test_parameter_counts_follow_the_formulas():
@@ -241,3 +245,41 @@ def test_paired_differences_plot_shows_each_seed_and_the_interval_of_compare_var
     bar = [c for c in ax.collections[1:] if len(c.get_segments())][0].get_segments()[0]
     assert (bar[0][1], bar[1][1]) == pytest.approx((result["low"], result["high"])), "the interval of the mean"
     plt.close("all")
+
+# ---------------------------------------------------------------- chapter 07: the causal mask's job, step timing
+def small_transformer():
+    from helpers.transformer import make_transformer
+
+    return make_transformer(d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0, seed=0)
+
+
+def test_causal_mask_demo_without_mask_reads_the_answer():
+    sentences = [p[1] for p in sample_pairs(400, 4, 7, seed=2)]
+    kw = dict(steps=200, batch_size=32, d=32, heads=2, sentences=sentences, n_eval=60, lr=1e-2)
+    leaky, causal = causal_mask_demo(False, **kw), causal_mask_demo(True, **kw)
+    assert sum(leaky.losses[-10:]) / 10 < 0.5 * sum(causal.losses[-10:]) / 10
+    assert leaky.teacher_forced_accuracy > leaky.generation_accuracy + 20
+    assert leaky.generation_loss > causal.generation_loss + 1
+    assert causal.teacher_forced_accuracy == pytest.approx(causal.generation_accuracy)
+    assert len(causal.samples) == 3
+
+
+def test_next_word_scores_sees_only_the_past_when_asked():
+    vocab = small_transformer().tgt_vocab
+    model = TinyDecoder(vocab, d=16, heads=2, layers=1, causal=False)
+    sents = [p[1] for p in sample_pairs(10, 4, 6, seed=3)]
+    assert next_word_scores(model, sents, see_future=False) != next_word_scores(model, sents, see_future=True)
+    model.causal = True
+    a, b = next_word_scores(model, sents, False), next_word_scores(model, sents, True)
+    assert a == pytest.approx(b, abs=1e-4)
+
+
+def test_step_time_by_length_reports_every_model_and_length():
+    from helpers.seq2seq import make_model
+
+    models = {"transformer": small_transformer(),
+              "rnn": make_model("attention", emb=8, hidden=8, attn_hidden=8, seed=0)}
+    times = step_time_by_length(models, [4, 8], batch_size=4, repeats=1)
+    assert set(times) == {"transformer", "rnn"} and all(set(t) == {4, 8} for t in times.values())
+    assert all(ms > 0 for t in times.values() for ms in t.values())
+    assert all(p.grad is None for m in models.values() for p in m.parameters())
