@@ -48,7 +48,7 @@ def test_every_helpers_package_is_installed_by_pyproject():
 
 
 # The ground floor: modules that build on nothing else of the course (but the package root's paths and setup).
-GROUND_FLOOR = ("attention", "masks", "metrics", "cost", "tables", "i18n", "course")
+GROUND_FLOOR = ("attention", "masks", "metrics", "cost", "tables", "i18n", "course", "pinning")
 
 
 def helpers_imports(path) -> set[str]:
