@@ -60,9 +60,31 @@ def test_chapter_00s_contents_are_the_course_table_in_both_languages():
         "i18n/zh's chapter 00 table differs from helpers/course.py: paste chapter_table('zh', column='章节')")
 
 
-def test_the_benchmark_reads_its_targets_from_the_course_table():
-    text = (ROOT / "benchmarks" / "run_notebooks.py").read_text()
-    assert "TARGETS" not in text and "chapter(path.name[:2]).target_seconds" in text
+def run_notebooks_main(monkeypatch, capsys, argv):
+    """benchmarks/run_notebooks.py's main with every notebook "run" in 1 s; returns (printed, README sections)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "benchmarks" / "run_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    written = {}
+    monkeypatch.setattr(module, "execute_notebook", lambda path, inplace: (1.0, None))
+    monkeypatch.setattr(module, "update_readme_section", lambda name, text: written.update({name: text}))
+    monkeypatch.setattr("sys.argv", ["run_notebooks.py", *argv])
+    module.main()
+    return capsys.readouterr().out, written
+
+
+def test_the_benchmark_reads_its_targets_from_the_course_table(monkeypatch, capsys):
+    out, written = run_notebooks_main(monkeypatch, capsys, [])
+    for ch in CHAPTERS:
+        assert f"(target {ch.target_seconds} s)" in [line for line in out.splitlines() if ch.file in line][0]
+    assert list(written) == ["perf-notebooks"] and all(ch.file in written["perf-notebooks"] for ch in CHAPTERS)
+
+
+def test_the_benchmark_of_one_notebook_leaves_the_readme_alone(monkeypatch, capsys):
+    out, written = run_notebooks_main(monkeypatch, capsys, [str(NOTEBOOKS_DIR / CHAPTERS[3].file)])
+    assert CHAPTERS[3].file in out and written == {}, "run_notebooks.py NB must not rewrite the whole-course table"
 
 
 def test_learner_table_has_a_row_per_chapter_and_assignment():
