@@ -119,11 +119,10 @@ course.write_text(text.replace(")\n\nASSIGNMENTS", line, 1))
 '''
 
 CHAPTER_00_STEPS = r'''
-import re
-from pathlib import Path
+# step 2, the command: python -m helpers.devtools course
+from helpers.devtools.__main__ import main
 
-import nbformat
-import yaml
+main(["course"])
 
 from helpers.course import chapter_table
 
@@ -144,9 +143,11 @@ from pathlib import Path
 import yaml
 
 from helpers.course import chapter_table
+from helpers.devtools import zh as edition
 
 TABLE = re.compile(r"^\| # \|.*?(?=\n\n|\Z)", re.S | re.M)
 
+edition.zh_command(["extract"])
 # step 7: translate every entry that `zh extract` marked todo (chapter 00's stale table, chapter 09's new cells)
 for path in Path("i18n/zh").glob("*.yml"):
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -171,17 +172,14 @@ for path in Path("i18n/zh").glob("*.yml"):
         changed = True
     if changed:
         path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+edition.zh_command(["build"])
 '''
 
 
 def test_adding_an_empty_chapter_by_the_readme(repo):
-    run(repo, "-c", CHAPTER_STEPS)
-    run(repo, "-m", "helpers.devtools", "course")                                       # step 2
-    run(repo, "-c", CHAPTER_00_STEPS)                                                   # step 3
+    run(repo, "-c", CHAPTER_STEPS + CHAPTER_00_STEPS)                                  # steps 1-3, one process
     run(repo, "-m", "helpers.devtools", "execute", "notebooks/09_trial.ipynb", "notebooks/00_start_here.ipynb")
-    run(repo, "-m", "helpers.devtools.zh", "extract")                                   # step 7
-    run(repo, "-c", ZH_STEPS)
-    run(repo, "-m", "helpers.devtools.zh", "build")
+    run(repo, "-c", ZH_STEPS)                                                           # step 7: extract, build
     readme = (repo / "README.md").read_text()
     assert "09_trial.ipynb" in readme.split("## Set up")[0], "the README's chapter table lists chapter 09"
     out = pytest_in(repo, "tests/test_course.py", "tests/test_notebook_hygiene.py", "tests/test_markdown_numbers.py",
