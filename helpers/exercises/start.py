@@ -1,12 +1,17 @@
 """Chapter 00 (start here): the first exercise, weights that favour one key."""
 from __future__ import annotations
 
-from .core import check_weights, checker, register_solution
+from .core import Example, check_weights, checker, register_solution
 
 __all__ = ["check_start_weights"]
 
 
-@checker
+def _start_example() -> Example:
+    """Exercise 00.1 as the notebook calls it; the classic slip puts the weight on the first key (position 0)."""
+    return Example(lambda a: check_start_weights(a), [0.1, 0.8, 0.1], [0.8, 0.1, 0.1])
+
+
+@checker(exercises=("00.1",), example=_start_example)
 def check_start_weights(weights, key_index: int = 1, name: str = "my_weights", exercise: str = "00.1",
                         show_answer: bool = False) -> bool:
     """Exercise 00.1: three weights, a probability distribution, with most (> half) of it on key `key_index`."""

@@ -1,14 +1,15 @@
-"""Chapter 04 (scaled dot product, softmax, masking): the √d_k scale, a stable softmax and a causal mask."""
+"""Chapter 04 (scaled dot product and softmax): the spread of q·k before and after the √d_k scale, and a softmax
+that survives large scores."""
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 
 from helpers.i18n import t
 
 from .core import (
+    Example,
     as_array,
     as_tensor,
     call_learner,
@@ -18,20 +19,43 @@ from .core import (
     not_answered,
     register_solution,
     returned,
+    unreadable,
     wrong,
 )
 
-__all__ = ["check_std_scaling", "check_stable_softmax", "check_causal_mask"]
+__all__ = ["check_std_scaling", "check_stable_softmax"]
 
 
-@checker
+def _std_example() -> Example:
+    """Exercise 04.1 at d_k = 256; the slip gives the variance (256) instead of the standard deviation."""
+    return Example(lambda a: check_std_scaling(a, 256), [16, 1], [256, 1])
+
+
+def _row_max_softmax(x: torch.Tensor) -> torch.Tensor:
+    """The reference answer of 04.2: each row's maximum shifted out.  (..., n) -> (..., n)"""
+    e = torch.exp(x - x.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+def _global_max_softmax(x: torch.Tensor) -> torch.Tensor:
+    """The classic slip of 04.2: one maximum over the whole tensor shifted out."""
+    e = torch.exp(x - x.max())
+    return e / e.sum(-1, keepdim=True)
+
+
+def _softmax_example() -> Example:
+    """Exercise 04.2; the slip subtracts the global maximum instead of each row's."""
+    return Example(lambda a: check_stable_softmax(a), _row_max_softmax, _global_max_softmax)
+
+
+@checker(exercises=("04.1",), example=_std_example)
 def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: str = "04.1",
                       show_answer: bool = False) -> bool:
     """[std of q·k, std of q·k / √d_k] for random unit-variance vectors of size d_k: [√d_k, 1]."""
     r = math.sqrt(d_k)
     slips = [([d_k, 1.0], t("ch04.variance_first")), ([d_k, r], t("ch04.variances")), ([r, r], t("ch04.divide_std")),
              ([d_k, d_k], t("ch04.variance_and_divide")), ([1.0, 1 / r], t("ch04.grows")),
-             ([1.0, 1.0], t("ch04.grows"))]
+             ([1.0, 1.0], t("ch04.grows")), ([1.0, r], t("ch04.swapped_order"))]
     if not_answered(answer, name):
         return False
     got = as_array(answer, name)
@@ -39,26 +63,40 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
         return False
     if got.shape != (2,):
         shown = got.tolist() if got.size < 5 else t("ch04.longer")
-        return feedback(False, t("ch04.two_numbers", name=name, value=shown))
+        return wrong(exercise, t("ch04.two_numbers", name=name, value=shown), str([round(r, 4), 1.0]), show_answer)
     return check_close(got, [r, 1.0], name=name, tol=0.5, exercise=exercise, slips=slips,
                        hint=t("ch04.std_hint"), show_answer=show_answer)
 
 
 def _cases():
-    """(label, scores) pairs a softmax must handle."""
+    """(label, scores) pairs a softmax must handle; the last has rows hundreds apart, where one global maximum
+    leaves a row with exp(-800) = 0 everywhere."""
     return [(t("ch04.case_small"), torch.tensor([2.0, -1.0, 0.5, 3.0])),
             (t("ch04.case_batch"), torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])),
             (t("ch04.case_large"), torch.tensor([1000.0, 999.0, 998.0])),
-            (t("ch04.case_negative"), torch.tensor([-1000.0, -1001.0]))]
+            (t("ch04.case_negative"), torch.tensor([-1000.0, -1001.0])),
+            (t("ch04.case_rows_apart"), torch.tensor([[0.0, 1.0, 2.0], [800.0, 801.0, 802.0]]))]
 
 
-@checker
+def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
+    """(weights, sentence) for the classic slips of a softmax on `scores` (..., n), in float64."""
+    s = scores.double()
+    slips = [(_global_max_softmax(s), t("ch04.global_max")), (s / s.sum(-1, keepdim=True), t("ch04.no_exp")),
+             (torch.exp(s - s.amax(-1, keepdim=True)), t("ch04.not_divided"))]
+    if s.dim() == 2:
+        e = torch.exp(s - s.amax(0, keepdim=True))
+        slips.append((e / e.sum(-1, keepdim=True), t("ch04.column_max")))
+    return slips
+
+
+@checker(exercises=("04.2",), example=_softmax_example)
 def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", show_answer: bool = False) -> bool:
-    """Check a learner's softmax fn(scores (..., n)) -> weights (..., n): a distribution, exact, overflow-safe."""
+    """Check a learner's softmax fn(scores (..., n)) -> weights (..., n): a distribution, exact, overflow-safe,
+    with each row's own maximum shifted out (rows hundreds apart catch one global maximum)."""
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, t("ch04.not_function", name=name, kind=type(fn).__name__))
+        return unreadable(t("ch04.not_function", name=name, kind=type(fn).__name__))
     for label, scores in _cases():
         ok, out = call_learner(fn, scores.clone(), name=name)
         if not ok:
@@ -69,46 +107,19 @@ def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", s
         if got.shape != scores.shape:
             return wrong(exercise, t("ch04.shape", label=label, name=name, shape=tuple(got.shape),
                                      want=tuple(scores.shape)), None, show_answer)
+        right = torch.softmax(scores.double(), -1)
+        if torch.allclose(got, right, atol=1e-5):
+            continue
+        for candidate, sentence in _softmax_slips(scores):
+            if candidate.shape == got.shape and torch.allclose(got, candidate, atol=1e-5, equal_nan=True):
+                return wrong(exercise, t("ch04.on_case", label=label, problem=sentence), None, show_answer)
         if not torch.isfinite(got).all():
             return wrong(exercise, t("ch04.overflow", name=name, label=label), None, show_answer)
         if not torch.allclose(got.sum(-1), torch.ones(got.shape[:-1], dtype=got.dtype), atol=1e-5):
             sums = [round(float(s), 4) for s in got.sum(-1).reshape(-1)]
             return wrong(exercise, t("ch04.sums", label=label, sums=sums), None, show_answer)
-        if not torch.allclose(got, torch.softmax(scores.double(), -1), atol=1e-5):
-            return wrong(exercise, t("ch04.values", label=label), None, show_answer)
+        return wrong(exercise, t("ch04.values", label=label), None, show_answer)
     return feedback(True, t("ch04.softmax_ok"))
-
-
-@checker
-def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2", show_answer: bool = False) -> bool:
-    """Check a causal mask (n, n): True (may attend) on and below the diagonal, False above it."""
-    if not_answered(mask, name):
-        return False
-    m = as_array(mask, name)
-    if m is None:
-        return False
-    if m.shape != (n, n):
-        return feedback(False, t("ch04.mask_shape", name=name, shape=tuple(m.shape), n=n))
-    if not np.all((m == 0) | (m == 1)):
-        return feedback(False, t("ch04.mask_bool", name=name))
-    m = m.astype(bool)
-    right = np.tril(np.ones((n, n), dtype=bool))
-    if np.array_equal(m, right):
-        return feedback(True, t("ch04.mask_ok", n=n))
-    answer = "torch.ones(n, n, dtype=torch.bool).tril()"
-    if n > 1 and np.array_equal(m, right.T):
-        return wrong(exercise, t("ch04.transposed"), answer, show_answer)
-    if n > 1 and np.array_equal(m, ~right):
-        return wrong(exercise, t("ch04.inverted"), answer, show_answer)
-    if n > 1 and np.array_equal(m, np.tril(right, -1)):
-        return wrong(exercise, t("ch04.no_diagonal"), answer, show_answer)
-    if np.any(np.triu(m, 1)):
-        i, j = np.argwhere(np.triu(m, 1))[0]
-        return wrong(exercise, t("ch04.sees_later", i=i, j=j), answer, show_answer)
-    if not np.all(np.diag(m)):
-        return wrong(exercise, t("ch04.some_diagonal"), answer, show_answer)
-    i, j = np.argwhere(~m & right)[0]
-    return wrong(exercise, t("ch04.misses_earlier", i=i, j=j), answer, show_answer)
 
 
 register_solution("04.1", "the standard deviation of q·k, unscaled and scaled", """
@@ -138,13 +149,4 @@ exp(1000) 会溢出成 inf，而 inf / inf 是 NaN。所有得分同时加上（
         shifted = scores - scores.amax(dim=-1, keepdim=True)    # (..., n), largest entry 0
         e = torch.exp(shifted)
         return e / e.sum(dim=-1, keepdim=True)
-""")
-register_solution("07.2", "a causal mask", """
-Rows are queries, columns keys; True means "may attend". Query i may see keys 0..i: on and below the diagonal.
-
-    my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
-""", zh_title="因果掩码", zh_text="""
-行是查询，列是键；True 表示“可以关注”。查询 i 可以看到键 0..i：对角线及其下方。
-
-    my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
 """)
