@@ -38,6 +38,14 @@ def pytest_in(repo, *tests):
     return run(repo, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not browser", *tests)
 
 
+def other_chapters() -> str:
+    """A -k expression leaving out the per-chapter tests of chapters the trial does not touch (not 00, not 09):
+    their state is theirs, not the trial's."""
+    from helpers.course import CHAPTERS
+
+    return "not (" + " or ".join(ch.number for ch in CHAPTERS[1:]) + ")"
+
+
 def append(path, text):
     path.write_text(path.read_text() + textwrap.dedent(text))
 
@@ -183,32 +191,55 @@ def test_adding_an_empty_chapter_by_the_readme(repo):
     readme = (repo / "README.md").read_text()
     assert "09_trial.ipynb" in readme.split("## Set up")[0], "the README's chapter table lists chapter 09"
     out = pytest_in(repo, "tests/test_course.py", "tests/test_notebook_hygiene.py", "tests/test_markdown_numbers.py",
-                    "tests/test_where_things_go.py")
-    assert "passed" in out
-    out = pytest_in(repo, "tests/test_i18n.py", "-k", "translated or builder or code_cells or hygiene or links "
-                    "or glossary or bold")                                  # the Chinese edition's chapter tests
+                    "tests/test_where_things_go.py", "tests/test_i18n.py", "-k", other_chapters())
     assert "passed" in out
 
 
 # ---------------------------------------------------------------- adding a checker
-CHECKER = '''"""Chapter 09 (a trial): its one exercise."""
+CHECKER = '''"""Chapter 09 (a trial): its one exercise, a number."""
 from __future__ import annotations
 
-from .core import check_close, checker
+from .core import Example, check_close, checker, register_solution
+
+__all__ = ["check_trial_answer"]
 
 
-@checker
-def check_trial_answer(answer) -> bool:
-    """Exercise 09.1: a number the trial expects (10)."""
-    return check_close(answer, 10, exercise="09.1")
+def _trial_example() -> Example:
+    """Exercise 09.1 as the notebook would call it; the classic slip is one less."""
+    return Example(lambda a: check_trial_answer(a), 10, 9)
+
+
+@checker(exercises=("09.1",), example=_trial_example)
+def check_trial_answer(answer, exercise: str = "09.1", show_answer: bool = False) -> bool:
+    """Exercise 09.1: the number ten."""
+    return check_close(answer, 10, exercise=exercise, show_answer=show_answer)
+
+
+register_solution("09.1", "ten", """
+The answer is ten:
+
+    check_trial_answer(10)
+""", zh_title="十", zh_text="""
+答案是十：
+
+    check_trial_answer(10)
+""")
+'''
+
+CHECKER_TEST = '''"""The trial checker's named mistake."""
+from helpers import exercises as ex
+
+
+def test_one_less_is_wrong_and_ten_is_right(capsys):
+    ex.reset_tries()
+    assert ex.check_trial_answer(9) is False and ex.check_trial_answer(10) is True
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="needs the checker registry that issue 23's checker work brings (checker "
-                   "modules found by the package, the tests' table read from @checker, tests/test_exercises.py:484 "
-                   "reading SCORERS): remove this marker when it is merged")
 def test_adding_a_checker_by_the_readme(repo):
-    (repo / "helpers" / "exercises" / "trial.py").write_text(CHECKER)
-    run(repo, "-c", "from helpers.exercises import CHECKERS; assert 'check_trial_answer' in CHECKERS")
-    out = pytest_in(repo, "tests/test_exercises.py", "tests/test_i18n.py")
+    (repo / "helpers" / "exercises" / "trial.py").write_text(CHECKER)               # steps 1-2
+    (repo / "tests" / "test_exercises_trial.py").write_text(CHECKER_TEST)           # step 4
+    run(repo, "-c", "from helpers.exercises import CHECKERS, check_trial_answer; assert check_trial_answer")
+    out = pytest_in(repo, "tests/test_exercises.py", "tests/test_exercises_trial.py", "tests/test_exercises_scorers.py",
+                    "tests/test_i18n.py", "-k", other_chapters())
     assert "passed" in out
