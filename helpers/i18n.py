@@ -207,6 +207,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch01.size_hint": (
         "look at the encoder: how many GRUs, and how many numbers in each final state?",
         "看看编码器：有几个 GRU，每个最终状态里有多少个数？"),
+    # -------------------------------------------------------------------------- chapter 00: start here
+    "ch00.n_weights": (
+        "`{name}` has shape {shape}; expected {n} weights, one per key.",
+        "`{name}` 的形状是 {shape}；这里需要 {n} 个权重，每个键一个。"),
+    "ch00.extra_axis": (
+        "`{name}` has shape {shape}: an extra axis of length 1. Give a flat list of {n} weights, one per key, "
+        "shape ({n},).",
+        "`{name}` 的形状是 {shape}：多了一个长度为 1 的维度。请给出一个扁平的列表，{n} 个权重，每个键一个，"
+        "形状为 ({n},)。"),
     # -------------------------------------------------------------------------- chapter 02: weighted averages
     "ch02.weights_shape": (
         "`{name}` has shape {shape}; expected one weight per input, shape ({n},).",
@@ -237,6 +246,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "point the query the way that key points, and make it longer to sharpen the softmax",
         "让查询指向这个键的方向，再把它拉长，让 softmax 更尖锐"),
     "ch02.top_key": ("right now '{key}' gets the most ({share:.2f})", "目前得到权重最多的是 '{key}'（{share:.2f}）"),
+    "ch02.query_answer": (
+        "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight",
+        "例如 {name} = {query}，它给 '{key}' {share:.2f} 的权重"),
     "ch02.favours_wrong": (
         "'{key}' gets only {share:.2f} of the weight (needed: {needed:.2f}); {hint}.",
         "'{key}' 只得到 {share:.2f} 的权重（需要 {needed:.2f}）；{hint}。"),
@@ -248,6 +260,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch03.raw_scores": (
         "these are the raw scores Q·K; turn them into weights with softmax.",
         "这些是原始得分 Q·K；用 softmax 把它们变成注意力权重。"),
+    "ch03.scaled_scores": (
+        "these are the scaled scores, before the softmax; turn them into weights with softmax.",
+        "这些是缩放后的得分，还没有经过 softmax；用 softmax 把它们变成注意力权重。"),
     "ch03.unscaled": (
         "these are the weights WITHOUT the scale; divide the scores by √d_k = √{d} first.",
         "这些是没有缩放的权重；先把得分除以 √d_k = √{d}。"),
@@ -296,6 +311,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch04.swapped_order": (
         "the two numbers are in the wrong order: first the standard deviation of q·k, then that of q·k / √d_k.",
         "两个数的顺序反了：先写 q·k 的标准差，再写 q·k / √d_k 的标准差。"),
+    "ch04.divided_by_dk": (
+        "the first number is right; the second divides q·k by d_k instead of √d_k: dividing by √d_k divides the "
+        "standard deviation by √d_k.",
+        "第一个数是对的；第二个数把 q·k 除以了 d_k，而不是 √d_k：除以 √d_k 会让标准差也除以 √d_k。"),
     "ch04.longer": ("longer", "更长的数组"),
     "ch04.two_numbers": (
         "`{name}` is {value}; expected a list of two numbers: [std of q·k, std of q·k / √d_k].",
@@ -304,6 +323,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the variance of a sum of d_k independent products of variance 1 is d_k; the standard deviation is its "
         "square root.",
         "d_k 个相互独立、方差为 1 的乘积之和，方差是 d_k；标准差是它的平方根。"),
+    "ch04.second_hint": (
+        "the first number is right; for the second, dividing q·k by √d_k divides its standard deviation by √d_k.",
+        "第一个数是对的；至于第二个数：把 q·k 除以 √d_k，它的标准差也会除以 √d_k。"),
     "ch04.case_small": ("small scores", "较小的得分"),
     "ch04.case_batch": ("a batch of rows", "一批多行得分"),
     "ch04.case_large": ("large scores like [1000, 999, 998]", "像 [1000, 999, 998] 这样很大的得分"),
@@ -330,6 +352,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "`{name}` should be a function that takes a tensor of scores; got {kind}.",
         "`{name}` 应该是一个接收得分张量的函数；收到的是 {kind}。"),
     "ch04.on_case": ("on {label}, {problem}.", "在{label}上，{problem}。"),
+    "ch04.keepdim": (
+        "`{name}` raised a RuntimeError: the sizes do not match. Take each row's max and sum with keepdim=True, so "
+        "each row's max broadcasts against its row: x.amax(dim=-1, keepdim=True)",
+        "`{name}` 抛出了 RuntimeError：形状对不上。取每一行的最大值和总和时加上 keepdim=True，"
+        "这样每一行的最大值才能和这一行广播对齐：x.amax(dim=-1, keepdim=True)"),
+    "ch04.softmax_answer": (
+        "for example {name} = lambda x: torch.exp(x - x.amax(dim=-1, keepdim=True)) / torch.exp(x - x.amax(dim=-1, "
+        "keepdim=True)).sum(dim=-1, keepdim=True)",
+        "例如 {name} = lambda x: torch.exp(x - x.amax(dim=-1, keepdim=True)) / torch.exp(x - x.amax(dim=-1, "
+        "keepdim=True)).sum(dim=-1, keepdim=True)"),
     "ch04.returned": (
         "on {label} `{name}` returned {what}; expected a tensor of weights.",
         "在{label}上，`{name}` 返回了{what}；这里需要一个权重张量。"),
@@ -676,7 +708,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "masks are bool, True = may attend.",
         "`{name}` 是加性的浮点掩码（允许处为 0，屏蔽处为 -inf，像 torch 的 attn_mask）；课程里的掩码是布尔型，"
         "True 表示可以关注。"),
-    "ch07.mask_bool": ("`{name}` should hold only True/False (or 1/0).", "`{name}` 只能包含 True/False（或 1/0）。"),
+    "ch07.mask_bool": ("`{name}` should hold only True/False.", "`{name}` 只能包含 True/False。"),
+    "ch07.mask_not_bool": (
+        "`{name}` is a float/int mask of 1s and 0s: use dtype=torch.bool (the course's `attention` flips a mask "
+        "with `~mask`, which needs bool).",
+        "`{name}` 是由 1 和 0 组成的浮点/整数掩码：请用 dtype=torch.bool（课程的 `attention` 用 `~mask` 把掩码取反，"
+        "这要求布尔型）。"),
     "ch07.mask_ok": (
         "each of the {n} positions sees itself and everything before it, nothing after.",
         "{n} 个位置中的每一个都能看到自己和之前的所有位置，看不到之后的位置。"),

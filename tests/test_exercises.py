@@ -20,6 +20,10 @@ NAMES = list(ex.CHECKERS)                                    # the registry is t
 CALLS = {name: ex.CHECKERS[name].example() for name in NAMES}   # name -> Example(call, right, wrong)
 
 
+# checkers whose second wrong try points to the worked solution but shows no expected value yet (chapters 05, 07)
+NO_ANSWER_YET = {"check_self_attention", "check_attention_step", "check_decoder_step"}
+
+
 def _raises(*args):
     raise RuntimeError("boom")
 
@@ -45,6 +49,25 @@ def test_every_checker_has_an_example_and_every_exercise_a_worked_solution():
         assert all(e in ex.exercise_ids() for e in fn.exercises), (name, fn.exercises)
     answered = {e for fn in ex.CHECKERS.values() for e in fn.exercises}
     assert answered == set(ex.exercise_ids()), "a worked solution without a checker, or the reverse"
+
+
+def _exercise_ids_in_the_notebooks() -> set[str]:
+    """Every exercise id a notebook (English or Chinese) names in a checker call, `exercise="NN.k"`."""
+    ids = set()
+    for path in (ROOT / "notebooks").rglob("*.ipynb"):
+        ids |= set(re.findall(r'exercise=\\?"(\d\d\.\w+)\\?"', path.read_text(encoding="utf-8")))
+    return ids
+
+
+def test_every_exercise_a_notebook_or_a_checker_default_names_has_a_worked_solution():
+    import inspect
+
+    defaults = {p.default for fn in ex.CHECKERS.values() for p in inspect.signature(fn).parameters.values()
+                if p.name == "exercise" and isinstance(p.default, str)}
+    used = _exercise_ids_in_the_notebooks()
+    assert "04.3" in used and "00.1" in defaults, (used, defaults)   # the search finds what it should
+    missing = (used | defaults) - set(ex.exercise_ids())
+    assert not missing, f"exercises without a worked solution: {sorted(missing)}"
 
 
 def test_exercise_ids_follow_the_chapters_of_their_module():
@@ -102,7 +125,7 @@ def test_every_checker_gives_a_hint_first_and_the_answer_only_on_a_second_wrong_
     assert "Expected" not in first and "solution(" not in first, first
     assert "Try again" in first, first
     second = said(capsys, example.call, example.wrong)
-    assert "Expected:" in second or "solution(" in second, second
+    assert "Expected:" in second or name in NO_ANSWER_YET and "solution(" in second, second
     for exercise in ex.CHECKERS[name].exercises[:1]:
         assert ex.tries(exercise) == 2
 
@@ -306,4 +329,4 @@ def test_in_chinese_the_classic_slip_is_named_in_chinese_and_the_answer_comes_se
     for out in (first, second):
         assert out.startswith(i18n.t("core.not_yet", lang="zh")) and not _english_left(out), (name, out)
     assert "再试一次" in first and "正确答案" not in first and "solution(" not in first, first
-    assert "正确答案" in second or "solution(" in second, second
+    assert "正确答案" in second or name in NO_ANSWER_YET and "solution(" in second, second

@@ -17,7 +17,7 @@ RIGHT = torch.softmax(SCORES / math.sqrt(2), -1).tolist()
     ([0.25, 0.5, 0.25], "the scores divided by their sum"),                            # no exp (the slip)
     ((SCORES / SCORES.sum()).tolist(), "softmax takes exp of each score first"),
     (torch.exp(SCORES / math.sqrt(2)).tolist(), "not yet divided by their sum"),       # no normalisation
-    ((SCORES / math.sqrt(2)).tolist(), "raw scores"),                                   # scaled, no softmax
+    ((SCORES / math.sqrt(2)).tolist(), "the scaled scores, before the softmax"),  # scaled, no softmax
     (torch.softmax(SCORES / 2, -1).tolist(), "divide the scores by d_k = 2"),          # d_k instead of √d_k
     (torch.softmax(SCORES * math.sqrt(2), -1).tolist(), "multiply the scores by √d_k"),
     (np.round(torch.softmax(SCORES, -1).numpy(), 2).tolist(), "WITHOUT the scale"),     # no scale, rounded

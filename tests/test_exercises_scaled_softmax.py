@@ -11,6 +11,9 @@ from helpers.exercises.scaled_softmax import _row_max_softmax as stable
     ([256, 1], "variance of q·k"), ([256, 16], "those are variances"), ([16, 16], "divides its standard deviation"),
     ([1, 1], "its variance grows with d_k"), ([5, 5], "the standard deviation is its square root"),
     ([16, 1, 0], "expected a list of two numbers"), ([1, 16], "in the wrong order"),
+    ([16, 1 / 16], "the second divides q·k by d_k instead of √d_k"),
+    ([16, 0.5], "the first number is right; for the second"), ([16, 1.5], "the first number is right"),
+    ([15.5, 1], "the standard deviation is its square root"),
 ])
 def test_std_scaling_slips(capsys, answer, words):
     ex.reset_tries()
@@ -25,9 +28,21 @@ def test_std_scaling_slips(capsys, answer, words):
     (lambda x: 1 / 0, "raised ZeroDivisionError"),
     (lambda x: None, "returned None (did you forget `return`?)"),
     (lambda x: stable(x)[..., :1], "returned shape"),
+    (lambda x: torch.exp(x - x.amax(-1)) / torch.exp(x - x.amax(-1)).sum(-1, keepdim=True), "keepdim=True, so each"),
+    (lambda x: torch.exp(x - x.amax(-1, keepdim=True)) / torch.exp(x - x.amax(-1, keepdim=True)).sum(-1),
+     "each row's max broadcasts"),
 ])
 def test_stable_softmax_mistakes(capsys, fn, words):
     assert words in said(capsys, example("check_stable_softmax").call, fn)
+
+
+def test_the_second_wrong_softmax_shows_a_softmax_the_checker_accepts(capsys):
+    said(capsys, example("check_stable_softmax").call, lambda x: torch.exp(x) / torch.exp(x).sum(-1, keepdim=True))
+    second = said(capsys, example("check_stable_softmax").call, lambda x: x)
+    code = second.split("Expected: for example ")[1].split(". Worked solution")[0]
+    namespace = {"torch": torch}
+    exec(code, namespace)
+    assert ex.check_stable_softmax(namespace["my_softmax"]) is True
 
 
 def test_stable_softmax_accepts_numpy_results_and_other_dtypes():

@@ -22,8 +22,13 @@ def test_causal_mask_mistakes(capsys, mask, words):
     assert words in said(capsys, example("check_causal_mask").call, mask)
 
 
-def test_causal_mask_accepts_ones_and_zeros():
-    assert ex.check_causal_mask(torch.ones(4, 4).tril().int(), 4) is True
+@pytest.mark.parametrize("mask", [torch.ones(4, 4).tril(), torch.ones(4, 4).tril().int(), [[1, 0], [1, 1]]])
+def test_a_float_or_int_mask_of_ones_and_zeros_is_named_and_a_bool_one_is_accepted(capsys, mask):
+    n = len(mask)
+    out = said(capsys, lambda a: ex.check_causal_mask(a, n, exercise="04.3"), mask)
+    assert "a float/int mask" in out and "dtype=torch.bool" in out
+    assert ex.check_causal_mask(torch.ones(4, 4, dtype=torch.bool).tril().numpy(), 4) is True
+    assert ex.check_causal_mask([[True, False], [True, True]], 2) is True
 
 
 # ---------------------------------------------------------------- self-attention chapter

@@ -23,7 +23,16 @@ def test_the_query_exercise_counts_tries_per_chapter(capsys):
     said(capsys, lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6), [1.0, 0.0])
     assert ex.tries("03.2") == 1 and ex.tries("02.2") == 1
     out = said(capsys, lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6, scale=True), [1.0, 1.0])
-    assert "solution('03.2')" in out
+    assert "solution('03.2')" in out and "Expected: for example my_query = [3, 3]" in out
+    assert ex.check_query_favours_key([3, 3], SEED_KEYS, 1, 0.6, scale=True) is True
+
+
+def test_the_second_wrong_query_shows_a_query_the_checker_accepts(capsys):
+    call = example("check_query_favours_key").call
+    said(capsys, call, [3, 0, 0, 0, 0])
+    second = said(capsys, call, [0, 3, 0, 0, 0])
+    assert "Expected: for example my_query = [0, 0, 3, 0, 0], which gives 'drank'" in second
+    assert call([0, 0, 3, 0, 0]) is True
 
 
 def test_weighted_average_and_query_messages(capsys):

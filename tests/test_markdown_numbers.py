@@ -44,6 +44,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     "08_cost_of_attention": {
         "3,000": "the practitioner's seed (003): a 3,000-word paper",
         "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
+        "1.5": "a threshold: the time exponent the assert asks for (set in its code)",
     },
 }
 

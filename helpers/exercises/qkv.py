@@ -32,7 +32,7 @@ def _hand_slips(scores: np.ndarray, d: int, scale: bool, temperature: float) -> 
     """(weights, sentence) for the classic slips of the hand computation, from the raw scores Q·Kᵢ (n,)."""
     r = math.sqrt(d)
     used = scores / (r if scale else 1.0) / temperature          # the scores the softmax should see
-    slips = [(scores, t("ch03.raw_scores")), (used, t("ch03.raw_scores")),
+    slips = [(scores, t("ch03.raw_scores")), (used, t("ch03.scaled_scores") if scale else t("ch03.raw_scores")),
              (np.exp(used), t("ch03.not_normalised"))]
     if np.all(scores > 0):
         slips.append((scores / scores.sum(), t("ch03.no_exp")))

@@ -1,5 +1,5 @@
-"""Chapter 07 (self-attention and the Transformer): self-attention by hand, a causal mask, shuffling, heads'
-parameters."""
+"""Chapters 04 and 07 (masking; self-attention and the Transformer): self-attention by hand, a causal mask,
+shuffling, heads' parameters."""
 from __future__ import annotations
 
 import numpy as np
@@ -152,7 +152,17 @@ def _mask_example() -> Example:
                    torch.ones(6, 6, dtype=torch.bool).triu())
 
 
-@checker(exercises=("07.2",), example=_mask_example)
+def _is_bool(mask) -> bool:
+    """Is `mask` of a boolean dtype (a bool tensor or array, or nested lists of True/False)?"""
+    if isinstance(mask, torch.Tensor):
+        return mask.dtype == torch.bool
+    try:
+        return np.asarray(mask).dtype == bool
+    except Exception:
+        return False
+
+
+@checker(exercises=("07.2", "04.3"), example=_mask_example)
 def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2", show_answer: bool = False) -> bool:
     """Check a causal mask (n, n): True (may attend) on and below the diagonal, False above it."""
     if not_answered(mask, name):
@@ -160,7 +170,7 @@ def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2
     m = as_array(mask, name)
     if m is None:
         return False
-    answer = "torch.ones(n, n, dtype=torch.bool).tril()"
+    answer = f"torch.ones({n}, {n}, dtype=torch.bool).tril()"
     if m.shape != (n, n):
         squeezed = tuple(k for k in m.shape if k != 1)
         key = "ch07.mask_extra_axis" if m.ndim > 2 and squeezed == (n, n) else "ch07.mask_shape"
@@ -169,6 +179,8 @@ def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2
         return wrong(exercise, t("ch07.mask_additive", name=name), answer, show_answer)
     if not np.all((m == 0) | (m == 1)):
         return wrong(exercise, t("ch07.mask_bool", name=name), answer, show_answer)
+    if not _is_bool(mask):
+        return wrong(exercise, t("ch07.mask_not_bool", name=name), answer, show_answer)
     m = m.astype(bool)
     right = np.tril(np.ones((n, n), dtype=bool))
     if np.array_equal(m, right):
@@ -197,6 +209,18 @@ Rows are queries, columns keys; True means "may attend". Query i may see keys 0.
 行是查询，列是键；True 表示“可以关注”。查询 i 可以看到键 0..i：对角线及其下方。
 
     my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
+""")
+
+register_solution("04.3", "a mask that hides later words", """
+Rows are queries, columns keys; True means "may attend". Word i may see words 0..i, itself and the ones before
+it: True on and below the diagonal, False above it. Make it bool, so that `~mask` flips it:
+
+    my_mask = torch.ones(4, 4, dtype=torch.bool).tril()
+""", zh_title="遮住后面词的掩码", zh_text="""
+行是查询，列是键；True 表示“可以关注”。第 i 个词能看到第 0..i 个词，也就是它自己和它前面的词：
+对角线及其下方为 True，上方为 False。要用布尔型，这样 `~mask` 才能把它取反：
+
+    my_mask = torch.ones(4, 4, dtype=torch.bool).tril()
 """)
 
 register_solution("07.4a", "shuffling without positions", """

@@ -73,6 +73,18 @@ def check_weighted_average(weights, states, target, name: str = "my_weights", to
                              target=np.round(target_, 3).tolist()), answer, show_answer)
 
 
+def example_query(keys: np.ndarray, key_index: int, threshold: float, scale: bool) -> np.ndarray | None:
+    """A query (d,) that gives key `key_index` clearly more than `threshold` of the weight (a quarter of the way
+    from it to 1), for the answer of a second try: a whole multiple of the feature that key is strongest in, else
+    of the key itself; None when neither works."""
+    k, threshold = keys[key_index], threshold + (1 - threshold) / 4
+    for direction in (np.eye(keys.shape[1])[int(np.argmax(k))], k):
+        for c in range(1, 11):
+            if attention_weights(c * direction, keys, scale)[key_index] >= threshold:
+                return np.round(c * direction, 2)
+    return None
+
+
 @checker(exercises=("02.2", "03.2"), example=_query_example)
 def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5, scale: bool = False,
                             key_names=None, name: str = "my_query", exercise: str | None = None,
@@ -85,21 +97,25 @@ def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5,
     q, K = as_array(query, name), as_array(keys, "keys", quiet=True)
     if q is None:
         return False
+    names = list(key_names) if key_names is not None else [t("ch02.key_name", n=i + 1) for i in range(K.shape[0])]
+    good = example_query(K, key_index, threshold, scale)
+    answer = None if good is None else t(
+        "ch02.query_answer", name=name, query=[float(x) if x % 1 else int(x) for x in good], key=names[key_index],
+        share=attention_weights(good, K, scale)[key_index])
     if q.shape != (K.shape[1],):
-        return wrong(exercise, t("ch02.query_shape", name=name, shape=tuple(q.shape), d=K.shape[1]), None,
+        return wrong(exercise, t("ch02.query_shape", name=name, shape=tuple(q.shape), d=K.shape[1]), answer,
                      show_answer)
     if not np.all(np.isfinite(q)):
-        return wrong(exercise, t("ch02.query_nan", name=name), None, show_answer)
-    names = list(key_names) if key_names is not None else [t("ch02.key_name", n=i + 1) for i in range(K.shape[0])]
+        return wrong(exercise, t("ch02.query_nan", name=name), answer, show_answer)
     w = attention_weights(q, K, scale)
     if not np.all(np.isfinite(w)):
-        return wrong(exercise, t("ch02.overflow", name=name), None, show_answer)
+        return wrong(exercise, t("ch02.overflow", name=name), answer, show_answer)
     if w[key_index] >= threshold:
         return feedback(True, t("ch02.favours_ok", key=names[key_index], share=w[key_index]))
     top = int(np.argmax(w))
     hint = (t("ch02.point_query") if top == key_index else t("ch02.top_key", key=names[top], share=w[top]))
     return wrong(exercise, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
-                             hint=hint), None, show_answer)
+                             hint=hint), answer, show_answer)
 
 
 register_solution("02.1", "halfway between 'cat' and 'milk'", """
