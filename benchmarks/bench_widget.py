@@ -22,9 +22,9 @@ import numpy as np
 
 import helpers
 from helpers.devtools import update_readme_section
-from helpers.plotting import figure_png
+from helpers.plotting import draw_explorer, figure_png
 from helpers.tables import format_table
-from helpers.widgets import QKExplorer, draw_explorer
+from helpers.widgets import QKExplorer
 
 
 def slider_moves(ex: QKExplorer, n: int):

@@ -1,8 +1,11 @@
 """Execute every notebook in a fresh kernel (not in place) and print seconds per notebook and the total.
 
-    python benchmarks/run_notebooks.py                 # all chapters; updates README
-    python benchmarks/run_notebooks.py notebooks/03_qkv_by_hand.ipynb
-    python benchmarks/run_notebooks.py --no-readme   # print only (by default it updates README's perf-notebooks)
+    python benchmarks/run_notebooks.py                 # every chapter; updates README's perf-notebooks table
+    python benchmarks/run_notebooks.py notebooks/03_qkv_by_hand.ipynb   # one notebook: prints only
+    python benchmarks/run_notebooks.py --no-readme     # every chapter, print only
+
+Targets come from the course table (helpers/course.py). The README table is the whole course's, so it is
+rewritten only when every chapter was measured in this run.
 """
 from __future__ import annotations
 
@@ -13,12 +16,9 @@ import resource
 import time
 from pathlib import Path
 
+from helpers.course import COURSE_TARGET_SECONDS, chapter
 from helpers.devtools import chapter_notebooks, execute_notebook, update_readme_section
 from helpers.tables import format_table
-
-# seconds, from the issues; others: "a minute or two"
-TARGETS = {"01": 120, "04": 60, "05": 150, "06": 180, "07": 150, "08": 60}
-COURSE_TARGET = 420   # all nine notebooks one after the other (issue 12: seven minutes)
 
 
 def cpu_seconds_of_children() -> float:
@@ -37,18 +37,20 @@ def main() -> None:
         cpu_before = cpu_seconds_of_children()
         seconds, _ = execute_notebook(path, inplace=False)
         cpu = cpu_seconds_of_children() - cpu_before
-        target = TARGETS.get(path.name[:2], 120)
+        target = chapter(path.name[:2]).target_seconds
         total += seconds
         within = "yes" if seconds <= target else "**no**"
         rows.append([path.name, f"{seconds:.1f}", f"{cpu:.1f}", f"≤ {target}", within])
         print(f"{path.name:<48}{seconds:7.1f} s wall {cpu:7.1f} s CPU  (target {target} s)", flush=True)
-    print(f"{'total':<48}{total:7.1f} s  (target {COURSE_TARGET} s for the whole course)")
-    if not args.no_readme:
+    print(f"{'total':<48}{total:7.1f} s  (target {COURSE_TARGET_SECONDS} s for the whole course)")
+    if args.notebooks:
+        print("(named notebooks: README.md is not changed; it holds the whole course's table)")
+    elif not args.no_readme:
         note = (f"Measured by `python benchmarks/run_notebooks.py` on {time.strftime('%Y-%m-%d')}, "
                 f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each notebook in a "
                 "fresh kernel, one after the other (wall time includes the kernel start; CPU is the kernel's).")
-        within = "yes" if total <= COURSE_TARGET else "**no**"
-        table = format_table(rows + [["**total**", f"{total:.1f}", "", f"≤ {COURSE_TARGET}", within]],
+        within = "yes" if total <= COURSE_TARGET_SECONDS else "**no**"
+        table = format_table(rows + [["**total**", f"{total:.1f}", "", f"≤ {COURSE_TARGET_SECONDS}", within]],
                              ["notebook", "wall s", "CPU s", "target s", "within"], markdown=True)
         update_readme_section("perf-notebooks", note + "\n\n" + table)
 

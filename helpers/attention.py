@@ -1,4 +1,4 @@
-"""Attention, written out: masked softmax, scaled dot-product attention and the four scoring modules.
+"""Attention, written out: masked softmax, scaled dot-product attention and the scoring modules (registered in SCORERS).
 
 Every attention function here returns ``(context, weights)`` so the weights are always there to plot.
 Mask convention (the same as ``torch.nn.functional.scaled_dot_product_attention``'s boolean mask):
@@ -202,12 +202,20 @@ class Scorer(nn.Module):
 SCORERS: dict[str, type[Scorer]] = {}
 
 
-def register_scorer(name: str):
-    """Class decorator: make a Scorer subclass buildable by name (``SCORERS[name]``, ``make_model(scorer=name)``)."""
+def register_scorer(name: str, replace: bool = False, registry: dict | None = None):
+    """Class decorator: make a Scorer subclass buildable by name (``SCORERS[name]``, ``make_model(scorer=name)``).
+
+    A name that is taken is refused unless replace=True. registry: another dict to register in (tests).
+    """
+    registry = SCORERS if registry is None else registry
+
     def add(cls: type[Scorer]) -> type[Scorer]:
         if not (isinstance(cls, type) and issubclass(cls, Scorer)):
             raise TypeError(f"register_scorer({name!r}) expects a subclass of helpers.attention.Scorer, got {cls!r}")
-        SCORERS[name] = cls
+        if name in registry and not replace:
+            raise ValueError(f"a scorer named {name!r} is already registered ({registry[name].__name__}); "
+                             "choose another name, or pass replace=True to replace it")
+        registry[name] = cls
         cls.name = name
         return cls
     return add

@@ -1,4 +1,5 @@
-"""Experiments over configs and seeds: time scorers, train configs, summarise, compare (plots: helpers.plotting).
+"""Experiments over configs and seeds: time scorers, train configs, summarise, compare (plots: helpers.plotting);
+chapter 07's causal-mask experiment (`causal_mask_demo`) and training-step time by length (`step_time_by_length`).
 
 The experiment functions return a *tidy table*: a list of dicts, one row per (config, seed, evaluation set),
 so that any summary (mean over seeds, spread, a pivot by bucket) is one call to `summarize` or `pivot`.
@@ -7,15 +8,23 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
+import scipy.stats
 import torch
+import torch.nn.functional as F
 
 from helpers.cost import count_parameters, time_call
+from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
+from helpers.transformer import TinyDecoder
 
 __all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
-           "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate"]
+           "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
+           "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
+           "step_time_by_length"]
 
 
 # ---------------------------------------------------------------- speed
@@ -120,61 +129,20 @@ def by_bucket(rows: Sequence[dict], value: str = "bleu") -> dict:
 
 
 # ---------------------------------------------------------------- paired comparisons
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
-    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta function I_x(a, b), 0 <= x <= 1."""
-    if x <= 0.0 or x >= 1.0:
-        return 0.0 if x <= 0.0 else 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
 def t_cdf(t: float, df: float) -> float:
-    """P(T <= t) for Student's t distribution with `df` degrees of freedom."""
+    """P(T <= t) for Student's t distribution with `df` degrees of freedom (scipy.stats.t)."""
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, got {df}")
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
+    return float(scipy.stats.t.cdf(t, df))
 
 
 def t_quantile(prob: float, df: float) -> float:
-    """The t with P(T <= t) = prob for Student's t with `df` degrees of freedom (bisection on t_cdf)."""
+    """The t with P(T <= t) = prob for Student's t with `df` degrees of freedom (scipy.stats.t)."""
     if not 0.0 < prob < 1.0:
         raise ValueError(f"prob must lie strictly between 0 and 1, got {prob}")
-    lo, hi = -1.0, 1.0
-    while t_cdf(lo, df) > prob:
-        lo *= 2.0
-    while t_cdf(hi, df) < prob:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < prob:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, abs(mid)):
-            break
-    return 0.5 * (lo + hi)
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    return float(scipy.stats.t.ppf(prob, df))
 
 
 def paired_interval(diffs: Sequence[float], level: float = 0.95) -> dict:
@@ -258,3 +226,141 @@ def false_verdict_rate(n_seeds: int, level: float = 0.95, trials: int = 20000, s
     half = t_quantile((1.0 + level) / 2.0, n_seeds - 1) * sd / math.sqrt(n_seeds)
     called = (mean - half > 0) | (mean + half < 0)
     return float(called.mean())
+
+
+# ---------------------------------------------------------------- chapter 07: the causal mask's job
+@dataclass
+class CausalDemoResult:
+    """What causal_mask_demo measured on held-out sentences.
+
+    losses: training loss per step. generation_*: next-word accuracy (%) and cross-entropy when the model sees
+    only the past, as when it generates; teacher_forced_*: the same with the whole sentence fed in, as in training.
+    samples: three greedy generations.
+    """
+
+    causal: bool
+    losses: list = field(default_factory=list)
+    generation_accuracy: float = 0.0
+    generation_loss: float = 0.0
+    teacher_forced_accuracy: float = 0.0
+    teacher_forced_loss: float = 0.0
+    samples: list = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+
+def _lm_tensors(sentences: Sequence[Sequence[str]], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
+    """<bos> + words as input, words + <eos> as targets, padded.  -> (B, n), (B, n)"""
+    ids = [vocab.encode(s) for s in sentences]
+    n = max(len(s) for s in ids) + 1
+    inp = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
+    out = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
+    for i, s in enumerate(ids):
+        inp[i, : len(s) + 1] = torch.tensor([vocab.bos_id] + s)
+        out[i, : len(s) + 1] = torch.tensor(s + [vocab.eos_id])
+    return inp, out
+
+
+@torch.no_grad()
+def next_word_scores(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False):
+    """(% of next words right by argmax, mean cross-entropy per next word) over `sentences`, <eos> included.
+
+    see_future=False: the prediction for word t is made from an input that stops at word t-1, as in generation.
+    see_future=True: one pass over the whole sentence, as in (teacher-forced) training.
+    """
+    model.eval()
+    inp, out = _lm_tensors(sentences, model.vocab)
+    real = out != model.vocab.pad_id                                          # (B, n)
+    if see_future:
+        logits = model(inp)                                                   # (B, n, V)
+    else:
+        logits = torch.stack([model(inp[:, : t + 1])[:, -1] for t in range(inp.shape[1])], dim=1)  # (B, n, V)
+    accuracy = 100.0 * float((logits.argmax(-1) == out)[real].float().mean())
+    return accuracy, float(F.cross_entropy(logits[real], out[real]))
+
+
+def next_word_accuracy(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False) -> float:
+    """% of next words the model gets right (argmax); see next_word_scores."""
+    return next_word_scores(model, sentences, see_future)[0]
+
+
+@torch.no_grad()
+def generate(model: TinyDecoder, n: int = 3, max_len: int = 20) -> list[list[str]]:
+    """n greedy generations from <bos> (the first word forced to each of the n most likely first words), at most
+    max_len words (and no more than the model's positions allow); each stops at <eos>."""
+    model.eval()
+    v = model.vocab
+    first = model(torch.tensor([[v.bos_id]]))[0, -1]
+    first[[v.pad_id, v.bos_id, v.eos_id, v.unk_id]] = float("-inf")
+    ids = torch.cat([torch.full((n, 1), v.bos_id), first.topk(n).indices[:, None]], dim=1)  # (n, 2)
+    while ids.shape[1] < min(max_len, model.positions.max_len - 1) + 1 and not bool((ids == v.eos_id).any(1).all()):
+        ids = torch.cat([ids, model(ids)[:, -1].argmax(-1, keepdim=True)], dim=1)
+    return [v.decode(row[1:].tolist()) for row in ids]
+
+
+def causal_mask_demo(causal: bool, steps: int = 600, batch_size: int = 32, max_words: int = 12, d: int = 32,
+                     heads: int = 2, layers: int = 1, lr: float = 1e-2, seed: int = 0, n_eval: int = 200,
+                     sentences: Sequence[Sequence[str]] | None = None) -> CausalDemoResult:
+    """Train a TinyDecoder on target sentences of the toy data (at most max_words words) with or without the causal
+    mask; return its loss curve and its next-word accuracy when it sees only the past vs the whole sentence.
+
+    sentences: the training pool (default: targets of load_split("train")); the last n_eval are held out.
+    Without the mask the loss collapses towards zero (each position reads the next word), but with only the
+    past visible, as in generation, it fails.
+    """
+    if sentences is None:
+        sentences = [p[1] for p in load_split("train") if len(p[1]) <= max_words]
+    sentences = [list(s) for s in sentences]
+    if len(sentences) <= n_eval:
+        raise ValueError(f"need more than n_eval={n_eval} sentences, got {len(sentences)}")
+    held_out, pool = sentences[-n_eval:], sentences[:-n_eval]
+    torch.manual_seed(seed)
+    vocab = target_vocab()
+    model = TinyDecoder(vocab, d=d, heads=heads, layers=layers, causal=causal,
+                        max_len=max(len(s) for s in sentences) + 1)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    gen = torch.Generator().manual_seed(seed)
+    result = CausalDemoResult(causal=causal)
+    cpu0 = time.process_time()
+    model.train()
+    for _ in range(steps):
+        idx = torch.randint(len(pool), (batch_size,), generator=gen).tolist()
+        inp, out = _lm_tensors([pool[i] for i in idx], vocab)
+        logits = model(inp)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), out.reshape(-1), ignore_index=vocab.pad_id)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        result.losses.append(loss.item())
+    result.generation_accuracy, result.generation_loss = next_word_scores(model, held_out, see_future=False)
+    result.teacher_forced_accuracy, result.teacher_forced_loss = next_word_scores(model, held_out, see_future=True)
+    result.samples = generate(model, n=3, max_len=max_words)
+    result.cpu_seconds = time.process_time() - cpu0
+    return result
+
+
+# ---------------------------------------------------------------- time per training step
+def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 32, repeats: int = 3,
+                        seed: int = 0) -> dict[str, dict[int, float]]:
+    """CPU milliseconds of one training step (loss, backward) per model on generated pairs whose source has exactly
+    L words, for each L in `lengths`: {model name: {L: ms}} (median of `repeats`, after one warm-up).
+
+    models: {name: any model with src_vocab, tgt_vocab and loss(batch)} (Seq2Seq or TransformerTranslator).
+    The RNN decoder runs its recurrence position after position; the Transformer handles all positions at once.
+    """
+    from helpers.seq2seq import make_batch
+
+    result: dict[str, dict[int, float]] = {name: {} for name in models}
+    for L in lengths:
+        pairs = sample_pairs(batch_size, L, L, seed=seed + L)
+        for name, model in models.items():
+            batch = make_batch(pairs, model.src_vocab, model.tgt_vocab)
+            model.train()
+
+            def step(model=model, batch=batch):
+                model.zero_grad(set_to_none=True)
+                model.loss(batch).backward()
+
+            result[name][L] = 1000.0 * time_call(step, repeats=repeats, warmup=1)["cpu"]
+            model.zero_grad(set_to_none=True)
+            model.eval()
+    return result

@@ -1,13 +1,12 @@
-"""A small Transformer, built from the course's own attention: positions, blocks, a translator, a causal-mask demo.
+"""A small Transformer, built from the course's own attention: positions, blocks, a translator, a decoder-only LM.
 
 * ``sinusoidal_positions(n, d)`` and ``LearnedPositions(max_len, d)``: where each token sits in the sentence.
 * ``FeedForward``, ``EncoderLayer``, ``DecoderLayer``: pre-norm blocks, x + sublayer(LayerNorm(x)), whose
   attention is ``helpers.attention.MultiHeadAttention``; every layer returns the weights it computed.
 * ``TransformerTranslator`` / ``make_transformer(...)``: an encoder-decoder with the interface of
   ``helpers.seq2seq.Seq2Seq``, so ``helpers.training.train`` and ``evaluate`` work unchanged.
-* ``TinyDecoder`` / ``causal_mask_demo(causal)``: a decoder-only language model trained with and without the
-  causal mask (without it, it reads the answer).
-* ``step_time_by_length``: CPU time of one training step against sentence length, for any translators.
+* ``TinyDecoder``: a decoder-only language model, with or without the causal mask (chapter 07's experiment
+  with it, ``causal_mask_demo``, and the step timing ``step_time_by_length`` live in ``helpers.experiments``).
 
 Mask convention (as everywhere in the course): bool, True = may attend, shaped (batch, 1 or n_q, n_k).
 Shapes: B batch, S source length, T target length (with <bos>), d = d_model, h = n_heads, V vocabulary size.
@@ -15,9 +14,7 @@ Shapes: B batch, S source length, T target length (with <bos>), d = d_model, h =
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass, field
-from typing import Sequence
+from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
@@ -30,8 +27,7 @@ from helpers.toylang import Vocab, max_target_length, source_vocab, target_vocab
 __all__ = [
     "sinusoidal_positions", "SinusoidalPositions", "LearnedPositions", "FeedForward", "EncoderLayer", "DecoderLayer",
     "TransformerTranslator", "make_transformer", "TRANSFORMER_DEFAULTS", "TRANSFORMER_TRAINING",
-    "TinyDecoder", "CausalDemoResult", "causal_mask_demo", "next_word_accuracy", "next_word_scores", "generate",
-    "step_time_by_length",
+    "TinyDecoder",
 ]
 
 # The named default: a configuration that trains on the course's task (12,000 pairs of 4-40 words, batches of 64)
@@ -408,142 +404,16 @@ class TinyDecoder(nn.Module):
         return self.output(self.norm(x))
 
 
-@dataclass
-class CausalDemoResult:
-    """What causal_mask_demo measured on held-out sentences.
-
-    losses: training loss per step. generation_*: next-word accuracy (%) and cross-entropy when the model sees
-    only the past, as when it generates; teacher_forced_*: the same with the whole sentence fed in, as in training.
-    samples: three greedy generations.
-    """
-
-    causal: bool
-    losses: list = field(default_factory=list)
-    generation_accuracy: float = 0.0
-    generation_loss: float = 0.0
-    teacher_forced_accuracy: float = 0.0
-    teacher_forced_loss: float = 0.0
-    samples: list = field(default_factory=list)
-    cpu_seconds: float = 0.0
+# Chapter 07 imports these names from here; they live in helpers.experiments (an experiment and its timing,
+# not a Transformer layer). Resolved on first use, because helpers.experiments imports this module.
+_MOVED_TO_EXPERIMENTS = ("CausalDemoResult", "causal_mask_demo", "next_word_accuracy", "next_word_scores",
+                         "generate", "step_time_by_length")
 
 
-def _lm_tensors(sentences: Sequence[Sequence[str]], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
-    """<bos> + words as input, words + <eos> as targets, padded.  -> (B, n), (B, n)"""
-    ids = [vocab.encode(s) for s in sentences]
-    n = max(len(s) for s in ids) + 1
-    inp = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
-    out = torch.full((len(ids), n), vocab.pad_id, dtype=torch.long)
-    for i, s in enumerate(ids):
-        inp[i, : len(s) + 1] = torch.tensor([vocab.bos_id] + s)
-        out[i, : len(s) + 1] = torch.tensor(s + [vocab.eos_id])
-    return inp, out
+def __getattr__(name: str):
+    """`from helpers.transformer import causal_mask_demo` keeps working: the name comes from helpers.experiments."""
+    if name in _MOVED_TO_EXPERIMENTS:
+        from helpers import experiments
 
-
-@torch.no_grad()
-def next_word_scores(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False):
-    """(% of next words right by argmax, mean cross-entropy per next word) over `sentences`, <eos> included.
-
-    see_future=False: the prediction for word t is made from an input that stops at word t-1, as in generation.
-    see_future=True: one pass over the whole sentence, as in (teacher-forced) training.
-    """
-    model.eval()
-    inp, out = _lm_tensors(sentences, model.vocab)
-    real = out != model.vocab.pad_id                                          # (B, n)
-    if see_future:
-        logits = model(inp)                                                   # (B, n, V)
-    else:
-        logits = torch.stack([model(inp[:, : t + 1])[:, -1] for t in range(inp.shape[1])], dim=1)  # (B, n, V)
-    accuracy = 100.0 * float((logits.argmax(-1) == out)[real].float().mean())
-    return accuracy, float(F.cross_entropy(logits[real], out[real]))
-
-
-def next_word_accuracy(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False) -> float:
-    """% of next words the model gets right (argmax); see next_word_scores."""
-    return next_word_scores(model, sentences, see_future)[0]
-
-
-@torch.no_grad()
-def generate(model: TinyDecoder, n: int = 3, max_len: int = 20) -> list[list[str]]:
-    """n greedy generations from <bos> (the first word forced to each of the n most likely first words), at most
-    max_len words (and no more than the model's positions allow); each stops at <eos>."""
-    model.eval()
-    v = model.vocab
-    first = model(torch.tensor([[v.bos_id]]))[0, -1]
-    first[[v.pad_id, v.bos_id, v.eos_id, v.unk_id]] = float("-inf")
-    ids = torch.cat([torch.full((n, 1), v.bos_id), first.topk(n).indices[:, None]], dim=1)  # (n, 2)
-    while ids.shape[1] < min(max_len, model.positions.max_len - 1) + 1 and not bool((ids == v.eos_id).any(1).all()):
-        ids = torch.cat([ids, model(ids)[:, -1].argmax(-1, keepdim=True)], dim=1)
-    return [v.decode(row[1:].tolist()) for row in ids]
-
-
-def causal_mask_demo(causal: bool, steps: int = 600, batch_size: int = 32, max_words: int = 12, d: int = 32,
-                     heads: int = 2, layers: int = 1, lr: float = 1e-2, seed: int = 0, n_eval: int = 200,
-                     sentences: Sequence[Sequence[str]] | None = None) -> CausalDemoResult:
-    """Train a TinyDecoder on target sentences of the toy data (at most max_words words) with or without the causal
-    mask; return its loss curve and its next-word accuracy when it sees only the past vs the whole sentence.
-
-    sentences: the training pool (default: targets of load_split("train")); the last n_eval are held out.
-    Without the mask the loss collapses towards zero (each position reads the next word), but with only the
-    past visible, as in generation, it fails.
-    """
-    from helpers.toylang import load_split
-
-    if sentences is None:
-        sentences = [p[1] for p in load_split("train") if len(p[1]) <= max_words]
-    sentences = [list(s) for s in sentences]
-    if len(sentences) <= n_eval:
-        raise ValueError(f"need more than n_eval={n_eval} sentences, got {len(sentences)}")
-    held_out, pool = sentences[-n_eval:], sentences[:-n_eval]
-    torch.manual_seed(seed)
-    vocab = target_vocab()
-    model = TinyDecoder(vocab, d=d, heads=heads, layers=layers, causal=causal,
-                        max_len=max(len(s) for s in sentences) + 1)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    gen = torch.Generator().manual_seed(seed)
-    result = CausalDemoResult(causal=causal)
-    cpu0 = time.process_time()
-    model.train()
-    for _ in range(steps):
-        idx = torch.randint(len(pool), (batch_size,), generator=gen).tolist()
-        inp, out = _lm_tensors([pool[i] for i in idx], vocab)
-        logits = model(inp)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), out.reshape(-1), ignore_index=vocab.pad_id)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        result.losses.append(loss.item())
-    result.generation_accuracy, result.generation_loss = next_word_scores(model, held_out, see_future=False)
-    result.teacher_forced_accuracy, result.teacher_forced_loss = next_word_scores(model, held_out, see_future=True)
-    result.samples = generate(model, n=3, max_len=max_words)
-    result.cpu_seconds = time.process_time() - cpu0
-    return result
-
-
-# ---------------------------------------------------------------- time per training step
-def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 32, repeats: int = 3,
-                        seed: int = 0) -> dict[str, dict[int, float]]:
-    """CPU milliseconds of one training step (loss, backward) per model on generated pairs whose source has exactly
-    L words, for each L in `lengths`: {model name: {L: ms}} (median of `repeats`, after one warm-up).
-
-    models: {name: any model with src_vocab, tgt_vocab and loss(batch)} (Seq2Seq or TransformerTranslator).
-    The RNN decoder runs its recurrence position after position; the Transformer handles all positions at once.
-    """
-    from helpers.cost import time_call
-    from helpers.seq2seq import make_batch
-    from helpers.toylang import sample_pairs
-
-    result: dict[str, dict[int, float]] = {name: {} for name in models}
-    for L in lengths:
-        pairs = sample_pairs(batch_size, L, L, seed=seed + L)
-        for name, model in models.items():
-            batch = make_batch(pairs, model.src_vocab, model.tgt_vocab)
-            model.train()
-
-            def step(model=model, batch=batch):
-                model.zero_grad(set_to_none=True)
-                model.loss(batch).backward()
-
-            result[name][L] = 1000.0 * time_call(step, repeats=repeats, warmup=1)["cpu"]
-            model.zero_grad(set_to_none=True)
-            model.eval()
-    return result
+        return getattr(experiments, name)
+    raise AttributeError(f"module 'helpers.transformer' has no attribute {name!r}")

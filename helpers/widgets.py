@@ -1,8 +1,9 @@
 """Every interactive explorer of the course: the Q/K explorer (chapter 03) and the translation explorer.
 
 Built the way `interact` is meant to be used: PLAIN functions compute and draw one state
-(`explorer_state`, `draw_explorer`), and the widget only wires sliders to them. So a notebook can
-render a static picture of any state, and a test can set a slider and compare with the function.
+(`explorer_state` here; `draw_explorer` and every other drawing in `helpers.plotting`), and the widget only
+wires sliders to them. So a notebook can render a static picture of any state, and a test can set a slider and
+compare with the function. (`draw_explorer` is re-exported here: chapter 03 imports it from this module.)
 
 The explorer updates kernel-side: each slider change recomputes the state, redraws the artists of
 one reused matplotlib figure and replaces the PNG bytes of an `ipywidgets.Image` and the text of an
@@ -17,16 +18,21 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from helpers import i18n, to_numpy
 from helpers.attention import scaled_dot_product_attention
-from helpers.plotting import KEY_COLOURS, draw_decoding_step, figure_png, plot_attention
+from helpers.plotting import (
+    EXPLORER_FIGSIZE,
+    draw_decoding_step,
+    draw_explorer,
+    figure_png,
+    plot_attention,
+    vector_names,
+)
 
 __all__ = [
     "SEED_QUERY", "SEED_KEYS", "SEED_VALUES",
@@ -39,15 +45,6 @@ __all__ = [
 SEED_QUERY = (1.0, 0.0)
 SEED_KEYS = ((1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
 SEED_VALUES = ((0.9, 0.1), (0.5, 0.5), (0.1, 0.9))
-
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
-EXPLORER_FIGSIZE = (8.0, 5.8)
-
-
-def _names(n: int, prefix: str = "K") -> list[str]:
-    """['K₁', 'K₂', ...]: subscripted names for n vectors."""
-    return [f"{prefix}{str(i + 1).translate(SUBSCRIPTS)}" for i in range(n)]
-
 
 def _as_matrix(x, name: str, ndim: int) -> np.ndarray:
     a = to_numpy(x)
@@ -85,138 +82,10 @@ def explorer_state(q, keys, values, scale: bool = True, temperature: float = 1.0
     }
 
 
-# ----------------------------------------------------------------------------------------------- drawing
-class _ExplorerView:
-    """The artists of one explorer figure, created once and updated in place by `draw_explorer`."""
-
-    def __init__(self, fig: Figure, n: int, values: np.ndarray, limit: float, names: Sequence[str],
-                 blit: bool = False):
-        self.n, self.limit, self.names, self.blit, self.background = n, limit, list(names), blit, None
-        colours = [KEY_COLOURS[i % len(KEY_COLOURS)] for i in range(n)]
-        ax_vec, ax_score, ax_w, ax_ctx = fig.subplots(2, 2).ravel()
-        self.axes = (ax_vec, ax_score, ax_w, ax_ctx)
-
-        # 1. vectors: Q and the keys as arrows from the origin
-        pad = limit * 1.25
-        ax_vec.set(xlim=(-pad, pad), ylim=(-pad, pad), aspect="equal", xlabel="x", ylabel="y",
-                   title="Q and the keys")
-        ax_vec.axhline(0, color="0.85", lw=0.8, zorder=0)
-        ax_vec.axvline(0, color="0.85", lw=0.8, zorder=0)
-        self.key_arrows, self.key_labels = [], []
-        for i in range(n):
-            arrow = ax_vec.annotate("", xy=(1, 0), xytext=(0, 0),
-                                    arrowprops=dict(arrowstyle="-|>", color=colours[i], lw=2, mutation_scale=14))
-            self.key_arrows.append(arrow)
-            self.key_labels.append(ax_vec.text(0, 0, self.names[i], color=colours[i], fontsize=10,
-                                               ha="center", va="center", fontweight="bold"))
-        self.q_arrow = ax_vec.annotate("", xy=(1, 0), xytext=(0, 0),
-                                       arrowprops=dict(arrowstyle="-|>", color="black", lw=3, mutation_scale=18))
-        self.q_label = ax_vec.text(0, 0, "Q", fontsize=11, fontweight="bold", ha="center", va="center")
-
-        # 2. raw scores Q·K on a fixed axis (the largest possible |Q·K| for the slider range)
-        top = 2 * limit * limit * 1.1
-        ax_score.set(ylim=(-top, top), title="raw scores Q·K", ylabel="score")
-        ax_score.axhline(0, color="0.5", lw=0.8)
-        self.score_bars = ax_score.bar(range(n), np.zeros(n), color=colours)
-        self.score_texts = [ax_score.text(i, 0, "", ha="center", fontsize=9) for i in range(n)]
-        ax_score.set_xticks(range(n), self.names)
-
-        # 3. softmax weights on a FIXED 0-1 axis
-        ax_w.set(ylim=(0, 1.12), ylabel="weight (0-1)", title="softmax weights")
-        self.weight_bars = ax_w.bar(range(n), np.zeros(n), color=colours)
-        self.weight_texts = [ax_w.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(n)]
-        ax_w.set_xticks(range(n), self.names)
-        self.softmax_text = ax_w.text(0.5, 0.97, "", transform=ax_w.transAxes, ha="center", va="top", fontsize=9)
-
-        # 4. context = weighted mix of the values: lines from c to each V, thickness = weight
-        lo, hi = values.min(0), values.max(0)
-        span = np.maximum(hi - lo, 0.2)
-        ax_ctx.set(xlim=(lo[0] - 0.25 * span[0], hi[0] + 0.25 * span[0]),
-                   ylim=(lo[1] - 0.25 * span[1], hi[1] + 0.25 * span[1]),
-                   xlabel="value dimension 1", ylabel="value dimension 2", title="context = Σ weight·V")
-        self.mix_lines = LineCollection(np.zeros((n, 2, 2)), colors=colours, alpha=0.6, zorder=1)
-        ax_ctx.add_collection(self.mix_lines)
-        self.v_points = ax_ctx.scatter(values[:, 0], values[:, 1], s=90, c=colours, marker="s", zorder=2)
-        for i, name in enumerate(_names(n, "V")):
-            ax_ctx.annotate(name, values[i], xytext=(7, 5), textcoords="offset points", color=colours[i],
-                            fontweight="bold")
-        (self.ctx_point,) = ax_ctx.plot([0], [0], marker="*", ms=16, color="black", zorder=3, ls="none")
-        self.ctx_text = ax_ctx.text(0.02, 0.02, "", transform=ax_ctx.transAxes, fontsize=9)
-        fig.tight_layout()
-        # the artists that move, in drawing order; with blit=True only these are redrawn on each change
-        self.dynamic = [*self.key_arrows, *self.key_labels, self.q_arrow, self.q_label, *self.score_bars,
-                        *self.score_texts, *self.weight_bars, *self.weight_texts,
-                        self.softmax_text, self.mix_lines, self.v_points, self.ctx_point, self.ctx_text]
-        for artist in self.dynamic:
-            artist.set_animated(blit)
-
-    def update(self, state: dict, selected: int | None) -> None:
-        """Move every artist to show `state`; the selected key is drawn thicker."""
-        K, q, w = state["keys"], state["query"], state["weights"]
-        for i in range(self.n):
-            self.key_arrows[i].xy = tuple(K[i])
-            self.key_arrows[i].arrow_patch.set_linewidth(4 if i == selected else 2)
-            self.key_labels[i].set_position(_label_spot(K[i], self.limit, side=1))
-            self.key_labels[i].set_fontsize(12 if i == selected else 10)
-        self.q_arrow.xy = tuple(q)
-        self.q_label.set_position(_label_spot(q, self.limit, side=-1))
-        for i, (bar, text) in enumerate(zip(self.score_bars, self.score_texts, strict=False)):
-            s = state["scores"][i]
-            bar.set_height(s)
-            text.set_text(f"{s:.2f}")
-            text.set_position((i, s))
-            text.set_va("bottom" if s >= 0 else "top")
-        for i, (bar, text) in enumerate(zip(self.weight_bars, self.weight_texts, strict=False)):
-            bar.set_height(w[i])
-            text.set_text(f"{w[i]:.4f}")
-            text.set_position((i, w[i] + 0.01))
-        how = f"÷√{len(q)}" if state["scale"] else "no √d_k"
-        self.softmax_text.set_text(f"softmax(score × {state['factor']:.3f}): {how}, T = {state['temperature']:.2f}")
-        c = state["context"]
-        self.mix_lines.set_segments([[c, v] for v in state["values"]])
-        self.mix_lines.set_linewidths(0.5 + 9 * w)
-        self.ctx_point.set_data([c[0]], [c[1]])
-        self.ctx_text.set_text("c = [" + ", ".join(f"{x:.4f}" for x in c) + "]")
-
-
-def _label_spot(v: np.ndarray, limit: float, side: int = 1) -> tuple[float, float]:
-    """Where to write a vector's name: beyond its tip, nudged to one side (keys left, Q right) to avoid collisions."""
-    norm = float(np.hypot(*v))
-    if norm < 1e-9:
-        return (0.12 * limit, -0.12 * limit * side)
-    u = v / norm
-    normal = np.array([-u[1], u[0]]) * side
-    return tuple(v + 0.1 * limit * u + 0.09 * limit * normal)
-
-
-def draw_explorer(state: dict, fig: Figure | None = None, selected: int | None = None,
-                  limit: float = 2.0, names: Sequence[str] | None = None, blit: bool = False) -> Figure:
-    """Draw one explorer state (2-D Q and keys, raw scores, weights on a fixed 0-1 axis, context mix).
-
-    fig=None makes a new pyplot figure (for a static picture: `draw_explorer(state); plt.show()`).
-    Passing a figure that this function drew before only moves its artists, which is fast.
-    blit=True (the widget's fast path) marks the moving artists as animated: `figure_png` then redraws only
-    them over a cached background; a plain `savefig`/`plt.show` of such a figure would leave them out.
-    Returns the figure.
-    """
-    n, d = state["keys"].shape
-    if d != 2 or state["values"].shape[1] != 2:
-        raise ValueError(f"the explorer draws 2-D vectors; got keys {state['keys'].shape} and values "
-                         f"{state['values'].shape}, expected (n_keys, 2) and (n_keys, 2)")
-    if fig is None:
-        fig = plt.figure(figsize=EXPLORER_FIGSIZE)
-    view = getattr(fig, "_blit_view", None)
-    if view is None or view.n != n or view.blit != blit:
-        fig.clear()
-        view = fig._blit_view = _ExplorerView(fig, n, state["values"], limit, names or _names(n), blit)
-    view.update(state, selected)
-    return fig
-
-
 def weights_html(state: dict, names: Sequence[str] | None = None) -> str:
     """The current weights and context as HTML text (4 decimals) that a person, a screen reader or a test can read."""
     w, c = state["weights"], state["context"]
-    names = names or _names(len(w))
+    names = names or vector_names(len(w))
     data = " ".join(f"{x:.4f}" for x in w)
     parts = " &nbsp; ".join(f"{name} <b>{x:.4f}</b>" for name, x in zip(names, w, strict=False))
     ctx = ", ".join(f"{x:.4f}" for x in c)
@@ -260,7 +129,7 @@ class QKExplorer(_ShowsWidget):
         self._initial = (np.array(query, float), np.array(keys, float), bool(scale), float(temperature))
         self.keys = np.array(keys, dtype=np.float64)
         self.values = np.array(values, dtype=np.float64)
-        self.names = _names(len(self.keys))
+        self.names = vector_names(len(self.keys))
         self.limit = limit
         explorer_state(query, self.keys, self.values, scale, temperature)  # validate shapes early
 

@@ -11,11 +11,14 @@ from helpers.cost import count_parameters, time_call
 from helpers.experiments import (
     VERDICTS,
     by_bucket,
+    causal_mask_demo,
     compare_variants,
     false_verdict_rate,
+    next_word_scores,
     paired_interval,
     pivot,
     run_experiment,
+    step_time_by_length,
     summarize,
     t_cdf,
     t_quantile,
@@ -24,6 +27,7 @@ from helpers.experiments import (
 from helpers.plotting import plot_paired_differences, plot_quality_by_length, plot_seed_points
 from helpers.tables import format_table
 from helpers.toylang import sample_pairs
+from helpers.transformer import TinyDecoder
 
 
 def test_parameter_counts_follow_the_formulas():
@@ -136,6 +140,22 @@ def test_t_quantile_matches_the_printed_table_and_the_cdf_inverts_it():
         t_quantile(1.0, 3)
 
 
+# What the hand-written incomplete beta function that scipy.stats.t replaced returned (its last commit): the
+# notebooks print t to 3 decimals and intervals to 1-2, so agreement to 1e-9 keeps every printed value.
+OLD_QUANTILES = {(0.975, 2): 4.302652729749525, (0.975, 4): 2.776445105198718, (0.95, 9): 1.8331129326563769,
+                 (0.995, 29): 2.7563859036697522}
+OLD_CDF = {(2.0, 5): 0.9490302605850708, (-1.5, 3): 0.11529193262241151, (0.7, 19): 0.7537949558875305}
+
+
+def test_scipy_t_agrees_with_the_hand_written_function_it_replaced():
+    for (prob, df), old in OLD_QUANTILES.items():
+        assert t_quantile(prob, df) == pytest.approx(old, abs=1e-9), (prob, df)
+    for (t, df), old in OLD_CDF.items():
+        assert t_cdf(t, df) == pytest.approx(old, abs=1e-9), (t, df)
+    with pytest.raises(ValueError, match="degrees of freedom"):
+        t_quantile(0.975, 0)
+
+
 def test_paired_interval_by_hand():
     diffs = [-10.0, -7.0, -13.0]                                 # mean -10, sd 3, n 3
     ci = paired_interval(diffs)
@@ -225,3 +245,41 @@ def test_paired_differences_plot_shows_each_seed_and_the_interval_of_compare_var
     bar = [c for c in ax.collections[1:] if len(c.get_segments())][0].get_segments()[0]
     assert (bar[0][1], bar[1][1]) == pytest.approx((result["low"], result["high"])), "the interval of the mean"
     plt.close("all")
+
+# ---------------------------------------------------------------- chapter 07: the causal mask's job, step timing
+def small_transformer():
+    from helpers.transformer import make_transformer
+
+    return make_transformer(d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0, seed=0)
+
+
+def test_causal_mask_demo_without_mask_reads_the_answer():
+    sentences = [p[1] for p in sample_pairs(400, 4, 7, seed=2)]
+    kw = dict(steps=200, batch_size=32, d=32, heads=2, sentences=sentences, n_eval=60, lr=1e-2)
+    leaky, causal = causal_mask_demo(False, **kw), causal_mask_demo(True, **kw)
+    assert sum(leaky.losses[-10:]) / 10 < 0.5 * sum(causal.losses[-10:]) / 10
+    assert leaky.teacher_forced_accuracy > leaky.generation_accuracy + 20
+    assert leaky.generation_loss > causal.generation_loss + 1
+    assert causal.teacher_forced_accuracy == pytest.approx(causal.generation_accuracy)
+    assert len(causal.samples) == 3
+
+
+def test_next_word_scores_sees_only_the_past_when_asked():
+    vocab = small_transformer().tgt_vocab
+    model = TinyDecoder(vocab, d=16, heads=2, layers=1, causal=False)
+    sents = [p[1] for p in sample_pairs(10, 4, 6, seed=3)]
+    assert next_word_scores(model, sents, see_future=False) != next_word_scores(model, sents, see_future=True)
+    model.causal = True
+    a, b = next_word_scores(model, sents, False), next_word_scores(model, sents, True)
+    assert a == pytest.approx(b, abs=1e-4)
+
+
+def test_step_time_by_length_reports_every_model_and_length():
+    from helpers.seq2seq import make_model
+
+    models = {"transformer": small_transformer(),
+              "rnn": make_model("attention", emb=8, hidden=8, attn_hidden=8, seed=0)}
+    times = step_time_by_length(models, [4, 8], batch_size=4, repeats=1)
+    assert set(times) == {"transformer", "rnn"} and all(set(t) == {4, 8} for t in times.values())
+    assert all(ms > 0 for t in times.values() for ms in t.values())
+    assert all(p.grad is None for m in models.values() for p in m.parameters())

@@ -33,15 +33,18 @@ class CosineAttention(Scorer):
 
 @pytest.fixture
 def cosine_registered():
-    register_scorer("cosine")(CosineAttention)          # the one line a new scorer needs
-    yield "cosine"
-    del SCORERS["cosine"]
+    """Registers this file's scorer under a name of its own and restores SCORERS exactly as it was."""
+    before = dict(SCORERS)
+    register_scorer("test_cosine")(CosineAttention)     # the one line a new scorer needs
+    yield "test_cosine"
+    SCORERS.clear()
+    SCORERS.update(before)
 
 
 def test_a_registered_scorer_is_built_by_name_and_trains(cosine_registered):
     model = make_model("attention", scorer=cosine_registered, emb=16, hidden=24, attn_hidden=16, seed=0)
     assert isinstance(model.decoder.scorer, CosineAttention)
-    assert model.config["scorer"] == "cosine" and model.config["project_keys"] is True  # read from the class
+    assert model.config["scorer"] == "test_cosine" and model.config["project_keys"] is True  # read from the class
     assert model.decoder.key_proj.weight.shape == (24, 48), "keys projected to the query size (2H -> H)"
     pairs = sample_pairs(64, 4, 8, seed=0)
     gain_before = model.decoder.scorer.gain.item()

@@ -1,4 +1,4 @@
-"""The four scorers of helpers.attention against written-out references (float64): loops and torch's fused function."""
+"""The registered scorers of helpers.attention against written-out references (float64): loops, torch's fused one."""
 import math
 
 import pytest
@@ -9,6 +9,7 @@ from helpers.attention import (
     SCORERS,
     DotProductAttention,
     ScaledDotProductAttention,
+    register_scorer,
 )
 
 DT = torch.float64
@@ -46,14 +47,30 @@ def query_size(name):
 
 
 def test_the_registry_describes_its_members():
-    assert list(SCORERS) == ["additive", "multiplicative", "dot", "scaled_dot"]
-    assert [SCORERS[n].needs_equal_sizes for n in SCORERS] == [False, False, True, True]
-    assert [SCORERS[n].has_parameters for n in SCORERS] == [True, True, False, False]
+    import helpers.attention as attention
+
+    defined = {c for c in vars(attention).values() if isinstance(c, type) and issubclass(c, attention.Scorer)}
+    assert defined - {attention.Scorer} <= set(SCORERS.values()), "every scorer class of attention.py is registered"
     for name, cls in SCORERS.items():
         built = cls.from_sizes(query_size(name), DK, H)
         assert isinstance(built, cls) and cls.name == name
         count = sum(p.numel() for p in built.parameters())
         assert (count > 0) == cls.has_parameters and count == cls.expected_parameters(query_size(name), DK, H)
+        q, k, v = torch.randn(B, NQ, DQ), torch.randn(B, NK, DK), torch.randn(B, NK, DV)
+        if cls.needs_equal_sizes:
+            with pytest.raises(ValueError, match="same size"):
+                cls.from_sizes(DQ, DK, H)(q, k, v)
+        else:
+            assert cls.from_sizes(DQ, DK, H)(q, k, v)[1].shape == (B, NQ, NK), "unequal sizes are accepted"
+
+
+def test_a_taken_name_is_refused_unless_replace_is_asked_for():
+    private = dict(SCORERS)
+    for name, cls in SCORERS.items():
+        with pytest.raises(ValueError, match="already registered"):
+            register_scorer(name, registry=private)(cls)
+        assert register_scorer(name, replace=True, registry=private)(cls) is cls
+    assert private == SCORERS
 
 
 def test_additive_matches_a_loop_of_v_tanh_W_concat():
@@ -155,7 +172,7 @@ def test_dot_scoring_with_different_query_and_key_sizes_names_the_shapes(cls):
     assert "same size" in message
 
 
-@pytest.mark.parametrize("name", ["additive", "multiplicative"])
+@pytest.mark.parametrize("name", [n for n, cls in SCORERS.items() if not cls.needs_equal_sizes])
 def test_learned_scorers_accept_different_query_and_key_sizes(name):
     gen = torch.Generator().manual_seed(7)
     q, k, v = rand(gen, B, NQ, DQ), rand(gen, B, NK, DK), rand(gen, B, NK, DV)
@@ -203,3 +220,15 @@ def test_prepared_keys_give_the_same_scores_one_query_at_a_time(name):
         torch.testing.assert_close(ctx[:, 0], full[:, t])
     if name == "additive":
         assert prepared.shape == (B, NK, H), "the additive scorer prepares W_k k: (batch, n_k, hidden)"
+
+
+@pytest.mark.parametrize("sheet, yes", [("cheatsheet.md", "yes"), ("zh/cheatsheet.md", "是")])
+def test_the_cheat_sheets_score_table_has_one_row_per_registered_scorer(sheet, yes):
+    """The cheat sheet's table (English, Chinese) is prose about SCORERS: one row per scorer, in registry order."""
+    from helpers import ROOT
+
+    text = (ROOT / "notebooks" / "companion" / sheet).read_text()
+    table = text.split("score(q, k)", 1)[1].split("\n\n", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert [row[2] for row in rows] == [SCORERS[n].formula for n in SCORERS], f"{sheet}: one row per scorer {rows}"
+    assert [row[3] == yes for row in rows] == [SCORERS[n].needs_equal_sizes for n in SCORERS], sheet

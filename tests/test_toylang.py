@@ -32,8 +32,8 @@ from helpers.toylang import (
     write_tsv,
 )
 
-MEASURE_OF = {noun: mw for mw, nouns in toylang._MEASURE.items() for noun in nouns}
-MEASURE_WORDS = set(toylang._MEASURE)
+MEASURE_OF = {noun: mw for mw, nouns in toylang.rich._MEASURE.items() for noun in nouns}
+MEASURE_WORDS = set(toylang.rich._MEASURE)
 WORKED = "a man who saw the cat looked after a big dog in the house"
 
 
@@ -307,13 +307,13 @@ def test_data_files_are_small_split_and_bucketed():
     total = sum(p.stat().st_size for p in DATA_DIR.iterdir() if p.is_file())
     assert total < 4_500_000
     train = load_split("train")
-    assert len(train) == toylang.N_TRAIN and {len(s) for s, _, _ in train} == set(range(TRAIN_LENGTHS[0],
+    assert len(train) == toylang.files.N_TRAIN and {len(s) for s, _, _ in train} == set(range(TRAIN_LENGTHS[0],
                                                                                         TRAIN_LENGTHS[1] + 1))
     seen = {" ".join(s) for s, _, _ in train}
     assert list(load_test_buckets()) == ["4-10", "11-20", "21-30", "31-40", "41-50"]
     for lo, hi in TEST_BUCKETS:
         test = load_split(f"test_{bucket_name(lo, hi)}")
-        assert len(test) == toylang.N_TEST
+        assert len(test) == toylang.files.N_TEST
         assert all(lo <= len(s) <= hi for s, _, _ in test)
         assert not seen & {" ".join(s) for s, _, _ in test}, "test sentences must not appear in training"
     assert bucket_name(4, 10) == "4-10" and UNSEEN_BUCKET == "41-50"

@@ -13,13 +13,12 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from helpers.plotting import draw_lookback, figure_png
+from helpers.plotting import draw_explorer, draw_lookback, figure_png
 from helpers.widgets import (
     SEED_KEYS,
     SEED_QUERY,
     SEED_VALUES,
     QKExplorer,
-    draw_explorer,
     explorer_state,
     parse_readout,
     weights_html,
@@ -291,3 +290,17 @@ def test_slider_check_is_wired_and_reads_well_without_a_widget_view():
     assert bundle["text/plain"] == "SliderCheck(a slider x = 3 and its square: x² = 9)"
     check.slider.value = 7
     assert check.square.value == "x² = 49" and "x = 7" in repr(check) and "children=" not in repr(check)
+
+
+def test_the_widgets_module_draws_nothing_itself():
+    """Drawing lives in helpers.plotting; widgets only wire controls to it (draw_explorer is a re-export)."""
+    import ast
+
+    import helpers.plotting
+    import helpers.widgets
+
+    assert helpers.widgets.draw_explorer is helpers.plotting.draw_explorer
+    tree = ast.parse(open(helpers.widgets.__file__).read())
+    drawing = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+               and n.attr in {"subplots", "annotate", "bar", "scatter", "add_collection", "imshow", "plot"}]
+    assert not drawing, f"helpers/widgets.py draws ({drawing}): move it to helpers/plotting.py"

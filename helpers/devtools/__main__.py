@@ -1,5 +1,6 @@
 """`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds.
-`python -m helpers.devtools kernelspec DIR`: write the course kernel's spec (the venv's python3, pinned)."""
+`python -m helpers.devtools kernelspec DIR`: write the course kernel's spec (the venv's python3, pinned).
+`python -m helpers.devtools course`: rewrite the README sections generated from the course table (helpers.course)."""
 from __future__ import annotations
 
 import argparse
@@ -16,9 +17,16 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("notebooks", nargs="*", type=Path)
     spec = sub.add_parser("kernelspec", help="write the python3 kernel spec with the pinned environment into DIR")
     spec.add_argument("directory", type=Path)
+    sub.add_parser("course", help="rewrite the chapter and learner-time tables made from helpers/course.py")
     args = parser.parse_args(argv)
     if args.command == "kernelspec":
         print(f"kernel spec with pinned CPU kernels: {write_kernelspec(args.directory)}")
+        return 0
+    if args.command == "course":
+        from helpers.devtools.readme import update_course_sections
+
+        for done in update_course_sections():
+            print(f"updated {done}")
         return 0
     for path in args.notebooks or chapter_notebooks():
         seconds, _ = execute_notebook(path)
