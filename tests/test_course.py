@@ -123,8 +123,6 @@ def test_no_count_of_chapters_is_typed_in_docs_and_code(path):
     assert not chapter_counts(path.read_text()), f"{path.relative_to(ROOT)} types a count: say it from the table"
 
 
-@pytest.mark.xfail(strict=True, reason="chapter 00's first cell says 'in nine short notebooks' (issue 23): the lead "
-                   "edits the notebook and its zh entry, then removes this marker")
 def test_no_count_of_chapters_is_typed_in_the_notebooks():
     found = {p.name: chapter_counts(text) for p in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
              for text in ["\n".join(_markdown_cells(p))]}
