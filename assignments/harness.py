@@ -97,10 +97,10 @@ def build_object(spec: dict, ns: dict, inputs: dict):
     import torch
 
     obj = ns[spec["cls"]](*spec.get("args", []), **spec.get("kwargs", {}))
-    if spec.get("state"):
-        obj.load_state_dict({k: decode_arg(v, inputs) for k, v in spec["state"].items()}, strict=True)
     if spec.get("double"):
         obj = obj.double()
+    if spec.get("state"):
+        obj.load_state_dict({k: decode_arg(v, inputs) for k, v in spec["state"].items()}, strict=True)
     torch.nn.Module.eval(obj)
     return obj
 

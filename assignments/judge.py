@@ -100,10 +100,12 @@ class Plan:
         return self._add({"call": fn, "args": self._encode(list(args)), "kwargs": {k: self._encode(v) for k, v in kwargs.items()},
                           "patch": patch or {}})
 
-    def method(self, cls: str, init: tuple, state: dict, method: str, *args, double: bool = False, **kwargs) -> str:
-        """Build the submission's class `cls(*init)` with the weights `state` (a state dict), call `method`."""
-        build = {"cls": cls, "args": list(init), "state": {k: self.arr(v) for k, v in state.items()},
-                 "double": double}
+    def method(self, cls: str, init: tuple, init_kwargs: dict, state: dict, method: str, *args, double: bool = False,
+               **kwargs) -> str:
+        """Build the submission's class `cls(*init, **init_kwargs)` (`.double()` if asked), load the weights `state`
+        (a state dict), call `method` without gradients."""
+        build = {"cls": cls, "args": list(init), "kwargs": init_kwargs, "double": double,
+                 "state": {k: self.arr(v) for k, v in state.items()}}
         return self._add({"build": build, "method": method, "args": self._encode(list(args)),
                           "kwargs": {k: self._encode(v) for k, v in kwargs.items()}, "no_grad": True})
 
