@@ -192,7 +192,8 @@ def test_hostile_submission_is_contained(tmp_path, listener):
         assert rows["hostile"]["error"] is None, rows["hostile"]["error"]
         assert scores(rows["hostile"]) == scores(rows["blank"]) == BLANK, table
         page = html.unescape((tmp_path / "feedback" / NAME / "hostile.html").read_text())
-        assert "escaped: []" in page, "an attack got out (its message names it) or the attack cell did not run"
+        q1 = rows["hostile"]["questions"]["q1"]["tests"][0]["message"]
+        assert "escaped: []" in page, f"an attack got out (named here) or the attack cell did not run: {q1}"
         assert (target / "teacher.txt").read_text() == "teacher" and (target / "keep.txt").read_text() == "keep"
         assert sorted(p.name for p in target.iterdir()) == ["keep.txt", "teacher.txt"]
         assert (subs / "good.ipynb").read_bytes() == before
