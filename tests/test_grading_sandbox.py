@@ -29,6 +29,12 @@ MARK = "sleep 987654"
 CONTAINMENT = '''
 import os, socket, subprocess, sys
 escaped = []
+
+
+def attention_scores(Q, K):                  # defined first: the cell may hit its time limit while printing
+    raise ValueError(f"escaped: {{escaped}}")
+
+
 try:                                        # 40 GB in one go (the limit is 6 GB of address space)
     hog = bytearray(40 * 2**30)
     escaped.append("memory")
@@ -69,10 +75,6 @@ if kids >= 2000:
     escaped.append("processes")
 for _ in range(1024):                        # a gigabyte of output
     sys.stdout.write("x" * 2**20)
-
-
-def attention_scores(Q, K):
-    raise ValueError(f"escaped: {{escaped}}")
 '''
 
 
@@ -186,7 +188,7 @@ def test_hostile_submission_is_contained(tmp_path, listener):
         hostile.cells.append(nbformat.v4.new_code_cell(attack))
         nbformat.write(hostile, subs / "hostile.ipynb")
 
-        rows, _, table = grade(NAME, subs, tmp_path, "--jobs", "2", "--cell-timeout", "10", "--timeout", "240",
+        rows, _, table = grade(NAME, subs, tmp_path, "--jobs", "2", "--cell-timeout", "20", "--timeout", "300",
                                "--csv", gradebook, "--feedback", tmp_path / "feedback")
         assert rows["good"]["error"] is None and scores(rows["good"]) == FULL, table
         assert rows["hostile"]["error"] is None, rows["hostile"]["error"]

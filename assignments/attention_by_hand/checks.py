@@ -92,19 +92,21 @@ def plan(p):
             close(R[c][0], F.scaled_dot_product_attention(Q, K, V), 1e-10) else "wrong")
 
     # q4
-    c = p.call("causal_mask", 4)
+    m = int(p.rng.integers(3, 7))
+    c = p.call("causal_mask", m)
+    causal_m = torch.ones(m, m, dtype=torch.bool).tril()
     causal4 = torch.ones(4, 4, dtype=torch.bool).tril()
 
-    def q4_mask(R, c=c):
+    def q4_mask(R, c=c, m=m, causal_m=causal_m):
         got = R[c]
         if failure(got, "causal_mask"):
             return failure(got, "causal_mask")
-        if not is_tensor(got, (4, 4)) or got.dtype != torch.bool:
-            return "causal_mask(4) should be a (4, 4) bool tensor (True = may attend)"
-        if equal(got, ~causal4):
+        if not is_tensor(got, (m, m)) or got.dtype != torch.bool:
+            return f"causal_mask({m}) should be a ({m}, {m}) bool tensor (True = may attend)"
+        if equal(got, ~causal_m):
             return "the mask is inverted: True must mean may attend, so True on and below the diagonal"
-        return None if equal(got, causal4) else "causal_mask(4) should be True on and below the diagonal"
-    p.check("q4", "causal_mask(4)", q4_mask, public=True)
+        return None if equal(got, causal_m) else f"causal_mask({m}) should be True on and below the diagonal"
+    p.check("q4", "causal_mask(n)", q4_mask, public=True)
     sizes = [1, int(p.rng.integers(5, 10))]
     cs = [p.call("causal_mask", n) for n in sizes]
     p.check("q4", "causal_mask of other sizes", lambda R, cs=cs: None if all(

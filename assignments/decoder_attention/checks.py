@@ -67,9 +67,9 @@ def step_matches(got, ref, atol):
 
 def plan(p):
     # q1
-    gen = torch.Generator().manual_seed(51)
-    q, k = torch.randn(2, 3, 4, generator=gen), torch.randn(2, 5, 6, generator=gen)
-    W_q, W_k, v = torch.randn(4, 7, generator=gen), torch.randn(6, 7, generator=gen), torch.randn(7, generator=gen)
+    # The example-shaped checks draw their values for this run too: a copied known output earns nothing.
+    q, k = randn(p, 2, 3, 4), randn(p, 2, 5, 6)
+    W_q, W_k, v = randn(p, 4, 7), randn(p, 6, 7), randn(p, 7)
     c = p.call("additive_scores", q, k, W_q, W_k, v)
     pre = (q @ W_q)[:, :, None] + (k @ W_k)[:, None]
 
