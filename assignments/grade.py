@@ -382,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         update_gradebook(args.csv, name, rows, questions, manual)
         print(f"gradebook: {args.csv}")
     if args.json:
-        args.json.write_text(json.dumps({"assignment": name, "seed": seed, "questions": questions, "rows": rows}, indent=1))
+        report = {"assignment": name, "seed": seed, "questions": questions, "rows": rows}
+        args.json.write_text(json.dumps(report, indent=1))
     if args.feedback:
         folder = args.feedback / name
         folder.mkdir(parents=True, exist_ok=True)

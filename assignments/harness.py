@@ -197,7 +197,7 @@ def main(argv: list[str]) -> int:
             result = enc.encode(make_call(call, ns, inputs), call["id"])
         except CellTimeout:
             result = {"raised": "TimeoutError", "message": "time limit"}
-        except BaseException as e:  # noqa: BLE001 - a student's error is a result like any other
+        except BaseException as e:
             result = {"raised": type(e).__name__[:40], "message": str(e)[:200]}
         finally:
             signal.alarm(0)

@@ -24,9 +24,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 # Dynamic code the syntax tree cannot follow: a submission using any of these earns no source-checked points.
 DYNAMIC = {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals", "vars",
-           "importlib", "builtins", "__builtins__", "__dict__", "__globals__", "__code__", "__class__", "__subclasses__",
-           "__getattribute__", "ctypes", "inspect", "gc", "modules", "sys._getframe", "_getframe", "f_globals",
-           "f_locals", "__wrapped__", "marshal", "pickle", "types.FunctionType", "FunctionType", "CodeType"}
+           "importlib", "builtins", "__builtins__", "__dict__", "__globals__", "__code__", "__class__",
+           "__subclasses__", "__getattribute__", "ctypes", "inspect", "gc", "sys.modules", "_getframe", "f_globals",
+           "f_locals", "__wrapped__", "marshal", "pickle", "FunctionType", "CodeType"}
 # The course's reference implementations and the task's generator: using a name of these modules that the student
 # notebook itself does not import (its given code) earns nothing.
 REFERENCE_MODULES = ("helpers.attention", "helpers.seq2seq", "helpers.toylang", "helpers.transformer",
@@ -97,8 +97,8 @@ class Plan:
 
     def call(self, fn: str, *args, patch: dict | None = None, **kwargs) -> str:
         """Call the submission's function `fn` (patch: names -> harness references, for the call only)."""
-        return self._add({"call": fn, "args": self._encode(list(args)), "kwargs": {k: self._encode(v) for k, v in kwargs.items()},
-                          "patch": patch or {}})
+        return self._add({"call": fn, "args": self._encode(list(args)),
+                          "kwargs": {k: self._encode(v) for k, v in kwargs.items()}, "patch": patch or {}})
 
     def method(self, cls: str, init: tuple, init_kwargs: dict, state: dict, method: str, *args, double: bool = False,
                **kwargs) -> str:
@@ -328,7 +328,7 @@ def judge_results(plan: Plan, report: dict, arrays: dict, verdicts: dict, points
             else:
                 try:
                     message = c.judge(results)
-                except Exception as e:  # noqa: BLE001 - a malformed result fails its check, never the grader
+                except Exception as e:
                     message = f"the result could not be checked ({type(e).__name__})"
                 passed = message is None
             tests.append({"name": c.name, "passed": passed, "hidden": not c.public,
@@ -357,7 +357,8 @@ def failure(x, name: str) -> str | None:
             return f"{name} is not defined: does its cell run without errors?"
         import builtins
 
-        known = isinstance(getattr(builtins, x.kind, None), type) and issubclass(getattr(builtins, x.kind), BaseException)
+        cls = getattr(builtins, x.kind, None)
+        known = isinstance(cls, type) and issubclass(cls, BaseException)
         return f"your code raised {x.kind}: {x.message[:100]}" if known else "your code raised an exception"
     if isinstance(x, Foreign):
         return f"{name} returned {x.name}, not a plain tensor or number: replace the ... with your code"

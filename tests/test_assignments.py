@@ -182,7 +182,8 @@ def contexts_for_every_step(queries, states, mask):
 import torch.nn.functional as F
 from helpers.attention import masked_softmax
 def contexts_for_every_step(queries, states, mask):
-    return F.scaled_dot_product_attention(queries, states, states, attn_mask=mask, scale=1.0), masked_softmax(queries @ states.transpose(1, 2), mask)
+    weights = masked_softmax(queries @ states.transpose(1, 2), mask)
+    return F.scaled_dot_product_attention(queries, states, states, attn_mask=mask, scale=1.0), weights
 ''',
     },
     "transformer_and_cost": {
@@ -243,7 +244,7 @@ def notebook(name: str, replacements):
     """A case's notebook: the student's (None), the student's plus an attack cell, or the mutated solution."""
     if replacements is None:
         return student(name)
-    if replacements[0] == "append":
+    if replacements and replacements[0] == "append":
         nb = student(name)
         nb.cells.append(nbformat.v4.new_code_cell(replacements[1]))
         return nb

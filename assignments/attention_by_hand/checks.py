@@ -110,7 +110,7 @@ def plan(p):
     sizes = [1, int(p.rng.integers(5, 10))]
     cs = [p.call("causal_mask", n) for n in sizes]
     p.check("q4", "causal_mask of other sizes", lambda R, cs=cs: None if all(
-        equal(R[c], torch.ones(n, n, dtype=torch.bool).tril()) for c, n in zip(cs, sizes)) else "wrong")
+        equal(R[c], torch.ones(n, n, dtype=torch.bool).tril()) for c, n in zip(cs, sizes, strict=True)) else "wrong")
 
     X = randn(p, 4, 6)
     c = p.call("masked_attend", X, X, X, causal4, patch=REFS)

@@ -8,17 +8,15 @@ translates sentences drawn afresh from the task's generator (never seen in the s
 Budget and threshold: GRADING_A3_STEPS (default 300 steps), GRADING_A3_MIN_BLEU (default 70), GRADING_A3_SEED.
 """
 import os
-from types import SimpleNamespace
 
 import torch
 import torch.nn as nn
 
 from assignments.judge import close, failure, is_tensor
-
 from helpers.attention import AdditiveAttention
 
 RULES = {
-    "q1": {"defines": ["additive_scores"], "banned": ["AdditiveAttention", "Scorer", "score", "SCORERS"]},
+    "q1": {"defines": ["additive_scores"], "banned": ["AdditiveAttention", "Scorer", "SCORERS"]},
     "q2": {"defines": ["BahdanauDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
     "q3": {"defines": ["LuongDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
 }
@@ -62,7 +60,7 @@ def randn(p, *shape, dtype=torch.float32):
 def step_matches(got, ref, atol):
     if not isinstance(got, tuple) or len(got) != 3:
         return False
-    return all(close(g, r, atol) for g, r in zip(got, ref))
+    return all(close(g, r, atol) for g, r in zip(got, ref, strict=True))
 
 
 def plan(p):
@@ -182,7 +180,8 @@ def plan(p):
             if not isinstance(got, tuple) or len(got) != 3:
                 return failure(got, "LuongDecoder") or "step should return (logits, s, weights)"
             if not close(got[1], e[1], atol):
-                return "the new state should be self.cell(y_emb, s_prev): in Luong's wiring the cell reads the embedding only"
+                return ("the new state should be self.cell(y_emb, s_prev): in Luong's wiring the cell reads the "
+                        "embedding only")
             if close(got[2], prev_w, atol):
                 return "you attended with s_prev: Luong's query is the current state s_t (run the cell first)"
             return None if step_matches(got, e, atol) else "the weights or the logits differ from Luong's wiring"
