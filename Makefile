@@ -9,6 +9,11 @@ LAB_PORT ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 XDIST  := $(if $(filter-out 0,$(JOBS)),-n $(JOBS) --dist loadfile,)
+# Pinned numerical code paths (helpers/pinning.py is the one list): exported to every command below, so that
+# pytest, nbval's kernels, JupyterLab's kernels, make execute, the benchmarks and grading all load torch with them.
+PIN_ENV := $(shell $(PYTHON) helpers/pinning.py --env)
+$(foreach kv,$(PIN_ENV),$(eval export $(kv)))
+KERNEL_DIR := $(VENV)/share/jupyter/kernels/python3
 
 .PHONY: help install lab lint test test-fast execute bench assignments student-release grade clean zh zh-extract
 
@@ -30,6 +35,7 @@ $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m helpers.devtools kernelspec $(KERNEL_DIR)
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -42,7 +48,7 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	@if [ ! -d tests ]; then echo "tests/ is not part of the student release: make test is for teachers and authors"; \
-	else $(BIN)/python -m pytest -rs $(XDIST) $(NBVAL) tests notebooks; fi
+	else $(BIN)/python -m pytest -rsx $(XDIST) $(NBVAL) tests notebooks; fi
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -rs -m "not browser and not slow" tests

@@ -5,8 +5,12 @@ import platform
 import random
 from pathlib import Path
 
-import numpy as np
-import torch
+from helpers import pinning
+
+pinning.apply()  # before torch loads: its CPU kernels are chosen once, at import (helpers/pinning.py)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "data"
@@ -36,7 +40,8 @@ def get_device() -> torch.device:
 
 def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en") -> torch.device:
     """The one call every notebook's first cell makes: seed, torch threads, plot style, device, language; prints
-    one line.
+    one line, which ends by saying whether torch runs on the pinned CPU kernels (helpers/pinning.py), and a
+    second line only when it does not.
 
     lang: the learner-facing language of checker messages and widget labels, "en" (the default) or "zh" (the
     Chinese edition in notebooks/zh/ calls ``helpers.setup(seed=0, lang="zh")``); see ``helpers.i18n``.
@@ -56,11 +61,14 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     use_course_style()
     device = get_device()
     if not quiet:
+        pinned, phrase = pinning.status()
         print(
             f"Learning to Attend | python {platform.python_version_tuple()[0]}.{platform.python_version_tuple()[1]}"
             f" | torch {torch.__version__.split('+')[0]} | device {device.type} | threads {threads} | seed {seed}"
-            + (i18n.t("setup.lang", code=lang) if lang != "en" else "")
+            + (i18n.t("setup.lang", code=lang) if lang != "en" else "") + f" | {phrase}"
         )
+        if not pinned:
+            print(i18n.t("setup.not_pinned"))
     return device
 
 

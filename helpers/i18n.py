@@ -73,6 +73,11 @@ def ordinal(index: int) -> str:
 MESSAGES: dict[str, tuple[str, str]] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.lang": (" | lang {code}", " | 语言 {code}"),
+    "setup.not_pinned": (
+        "Numbers in this run may differ in their last digits from the committed outputs (README, 'Same numbers on "
+        "every machine'); every assert still checks the claims.",
+        "本次运行的数字可能在末几位与保存的输出不同（见 README“每台机器上数字相同”一节）；所有断言照样检查每个结论。",
+    ),
     "core.correct": ("Correct: ", "正确："),
     "core.not_yet": ("Not yet: ", "还不对："),
     "core.not_answered": (

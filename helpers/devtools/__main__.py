@@ -1,10 +1,11 @@
-"""`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds."""
+"""`python -m helpers.devtools execute [NOTEBOOK ...]`: re-execute notebooks in place, printing seconds.
+`python -m helpers.devtools kernelspec DIR`: write the course kernel's spec (the venv's python3, pinned)."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from helpers.devtools.notebooks import chapter_notebooks, execute_notebook
+from helpers.devtools.notebooks import chapter_notebooks, execute_notebook, write_kernelspec
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -13,7 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("execute", help="re-execute notebooks in place (all chapters when none are named)")
     run.add_argument("notebooks", nargs="*", type=Path)
+    spec = sub.add_parser("kernelspec", help="write the python3 kernel spec with the pinned environment into DIR")
+    spec.add_argument("directory", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "kernelspec":
+        print(f"kernel spec with pinned CPU kernels: {write_kernelspec(args.directory)}")
+        return 0
     for path in args.notebooks or chapter_notebooks():
         seconds, _ = execute_notebook(path)
         print(f"{seconds:7.1f} s  {Path(path).name}")

@@ -1,7 +1,9 @@
 """Execute course notebooks deterministically (fresh kernel, no timing metadata, stable widget ids)."""
 from __future__ import annotations
 
+import json
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -9,12 +11,28 @@ import nbformat
 
 from helpers import NOTEBOOKS_DIR
 
-__all__ = ["chapter_notebooks", "execute_notebook"]
+__all__ = ["chapter_notebooks", "execute_notebook", "write_kernelspec"]
 
 
 def chapter_notebooks() -> list[Path]:
     """Every course notebook, in chapter order (notebooks/NN_*.ipynb)."""
     return sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def write_kernelspec(directory: Path | str) -> Path:
+    """Write DIR/kernel.json: the kernel the notebooks name ("python3"), run by this Python with the pinned
+    environment of helpers.pinning, so a kernel JupyterLab starts loads torch on the pinned paths."""
+    from helpers import pinning
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "kernel.json"
+    spec = json.loads(path.read_text()) if path.exists() else {  # ipykernel's own spec, if it wrote one
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+    spec["env"] = pinning.pinned_env({})
+    path.write_text(json.dumps(spec, indent=1) + "\n")
+    return path
 
 
 def _normalise_widget_ids(nb) -> None:

@@ -1,0 +1,124 @@
+"""The reproducibility promise (helpers/pinning.py): pinned runs give bit-identical weights whichever higher
+instruction sets the CPU offers, and without the pins they do not (so the check has teeth)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT, pinning
+
+# 25 steps of chapter 01's translator (no attention, a small width), then every weight's exact bytes, hashed.
+TRAIN = """
+import hashlib, helpers, torch
+from helpers.seq2seq import make_model
+from helpers.toylang import load_split
+from helpers.training import train
+helpers.setup(seed=0, quiet=True)
+model = make_model("none", emb=32, hidden=48, seed=0)
+train(model, load_split("train")[:2000], steps=25, batch_size=32, lr=1e-2, progress=False)
+digest = hashlib.sha256(b"".join(p.detach().numpy().tobytes() for p in model.parameters())).hexdigest()
+print(digest, torch.backends.cpu.get_cpu_capability())
+"""
+MASK_HIGHER = {"MKL_ENABLE_INSTRUCTIONS": "AVX2"}  # what MKL would find on a CPU without AVX512
+
+
+def _run(env: dict) -> tuple[str, str]:
+    """(weights' sha256, ATen's CPU capability) of the short training in a fresh process with exactly `env`."""
+    out = subprocess.run([sys.executable, "-c", TRAIN], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    digest, capability = out.stdout.split()[-2:]
+    return digest, capability
+
+
+def _base_env() -> dict:
+    """This environment without any pin, thread count or MKL mask (the pins are added back where wanted)."""
+    drop = set(pinning.PINNED) | set(pinning.THREADS) | set(MASK_HIGHER) | {pinning.OFF_SWITCH}
+    return {k: v for k, v in os.environ.items() if k not in drop} | {"PYTHONPATH": str(ROOT)}
+
+
+def _has(flag: str) -> bool:
+    return flag in pinning._cpu_flags()
+
+
+needs_avx2 = pytest.mark.skipif(bool(pinning.cpu_reason(_base_env())),
+                                reason=f"outside the promise here: {pinning.cpu_reason(_base_env())}")
+
+
+@pytest.mark.slow
+@needs_avx2
+def test_pinned_training_is_bit_identical_when_higher_instruction_sets_are_masked():
+    pinned = pinning.pinned_env(_base_env())
+    as_is, capability = _run(pinned)
+    masked, capability_masked = _run(pinned | MASK_HIGHER)
+    assert capability == capability_masked == "AVX2"
+    assert as_is == masked, "pinned runs differ between this CPU and the same CPU with AVX512 masked"
+    assert _run(pinned)[0] == as_is, "a pinned run does not even repeat itself"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _has("avx512f"), reason="this CPU has no AVX512: unpinned and masked runs take the same "
+                    "paths, so there is no difference to show")
+def test_without_pinning_the_same_training_differs_on_masked_instruction_sets():
+    unpinned = _base_env() | {pinning.OFF_SWITCH: "off"}
+    as_is, capability = _run(unpinned)
+    masked, _ = _run(unpinned | MASK_HIGHER)
+    assert capability != "AVX2", "ATen chose AVX2 without being pinned: this test cannot show the difference"
+    assert as_is != masked, "without pinning the floats did not change: the pinned test above proves nothing"
+
+
+def test_pinned_env_sets_every_pin_on_a_supported_cpu_and_only_threads_elsewhere(monkeypatch):
+    monkeypatch.setattr(pinning, "cpu_reason", lambda environ=None: "")
+    env = pinning.pinned_env({})
+    assert {k: env[k] for k in pinning.PINNED} == pinning.PINNED
+    assert env["OMP_NUM_THREADS"] == "1"
+    monkeypatch.setattr(pinning, "cpu_reason", lambda environ=None: "this CPU is arm64, not x86-64")
+    env = pinning.pinned_env({})
+    assert not set(pinning.PINNED) & set(env), "an AVX2 pin on a CPU without AVX2 would crash torch"
+    assert pinning.pinned_env({"MKL_CBWR": "COMPATIBLE"})["MKL_CBWR"] == "COMPATIBLE"  # overrides stay
+
+
+def test_the_off_switch_and_the_status_phrase():
+    assert "COURSE_PINNING=off" in pinning.cpu_reason({pinning.OFF_SWITCH: "off"})
+    pinned, phrase = pinning.status()
+    if not pinning.cpu_reason():
+        assert pinned and phrase == "CPU kernels AVX2 (pinned)", phrase  # the test run itself is pinned
+    else:
+        assert not pinned and "not pinned" in phrase
+
+
+def test_make_exports_the_pins_and_the_kernel_spec_carries_them(tmp_path):
+    out = subprocess.run([sys.executable, str(ROOT / "helpers" / "pinning.py"), "--env"], capture_output=True,
+                         text=True, env=_base_env(), check=True).stdout.split()
+    assert dict(kv.split("=", 1) for kv in out) == pinning.pinned_env({})
+    import json
+
+    from helpers.devtools.notebooks import write_kernelspec
+
+    spec = json.loads(write_kernelspec(tmp_path).read_text())
+    assert spec["env"] == pinning.pinned_env({}) and "ipykernel_launcher" in spec["argv"]
+    assert "PIN_ENV := $(shell $(PYTHON) helpers/pinning.py --env)" in (ROOT / "Makefile").read_text()
+
+
+STORED = {"cells": [{"cell_type": "code", "execution_count": 1, "id": "a", "metadata": {}, "source": "print(1 + 1)",
+                     "outputs": [{"name": "stdout", "output_type": "stream", "text": "3\n"}]}],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("switch, expected", [("on", "1 failed"), ("off", "1 xfailed")])
+def test_strict_nbval_lists_a_differing_output_instead_of_failing_only_where_unpinned(tmp_path, switch, expected):
+    import json
+    import shutil
+
+    (tmp_path / "tests").mkdir()
+    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "tests" / "conftest.py")
+    (tmp_path / "tests" / "differs.ipynb").write_text(json.dumps(STORED))
+    env = _base_env() | ({pinning.OFF_SWITCH: "off"} if switch == "off" else pinning.pinned_env({}))
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
+                          "-rx", "tests"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert expected in out.stdout, out.stdout[-3000:]
+    if switch == "off":
+        assert "stored outputs that differ on this machine" in out.stdout and "differs.ipynb::Cell 0" in out.stdout
