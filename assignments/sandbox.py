@@ -59,13 +59,14 @@ class Limits:
 
 
 def sandbox_env(home: str) -> dict:
-    """The environment inside: a fixed PATH, HOME, the course on PYTHONPATH, one thread, pinned CPU kernels."""
+    """The environment inside: a fixed PATH, HOME, the course on PYTHONPATH, one thread, and the course's pinned
+    CPU kernels (`helpers.pinning.pinned_env`: ATEN_CPU_CAPABILITY, MKL_CBWR, oneDNN ISA)."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "TMPDIR": "/tmp", "OMP_NUM_THREADS": "1",
            "MPLCONFIGDIR": f"{home}/.matplotlib", "IPYTHONDIR": f"{home}/.ipython"}
     try:
         from helpers.pinning import pinned_env
-    except ImportError:  # TODO(pinning): helpers.pinning is not on this branch yet; one thread meanwhile
+    except ImportError:  # a course without helpers.pinning: one thread at least
         return env
     return pinned_env(env)
 
