@@ -176,7 +176,7 @@ def notebook_source(nb: dict) -> tuple[ast.Module, list[str]]:
     manager, body, broken = TransformerManager(), [], []
     for i, cell in enumerate(nb.get("cells", [])):
         source = "".join(cell.get("source", ""))
-        if cell.get("cell_type") != "code" or OTTER_CELL.search(source):
+        if cell.get("cell_type") != "code" or OTTER_CELL.match(source.strip()):
             continue
         try:
             body += ast.parse(manager.transform_cell(source)).body
