@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The website's packages (requirements-site.txt) go into the same .venv, on top; learners who only run notebooks skip them.
+SITE_STAMP := $(VENV)/.installed-site
 # Notebooks run in parallel on both cores (one torch thread each); set JOBS=0 to run serially.
 JOBS   ?= 2
 LAB_PORT ?= 8888
@@ -15,12 +17,13 @@ PIN_ENV := $(shell $(PYTHON) helpers/pinning.py --env)
 $(foreach kv,$(PIN_ENV),$(eval export $(kv)))
 KERNEL_DIR := $(VENV)/share/jupyter/kernels/python3
 
-.PHONY: help install lab lint test test-fast execute bench assignments student-release grade clean zh zh-extract
+.PHONY: help install lab lint test test-fast execute bench assignments student-release grade clean zh zh-extract site
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
 	@echo "make test     set up .venv (first time) and run every test: helpers, hygiene, browser, strict nbval"
 	@echo "make test-fast  only the helper tests (no notebooks)"
+	@echo "make site     the course website, both editions, into site/en and site/zh (offline; SITE_REPO=owner/name)"
 	@echo "make lint     ruff (pyflakes, pycodestyle, isort, bugbear) over the Python code"
 	@echo "make zh       rebuild the Chinese edition notebooks/zh/ from notebooks/ and i18n/zh/ (nothing is re-run)"
 	@echo "make zh-extract  add new and stale Markdown cells to i18n/zh/*.yml for translators"
@@ -38,7 +41,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m helpers.devtools kernelspec $(KERNEL_DIR)
 	touch $(STAMP)
 
+$(SITE_STAMP): $(STAMP) requirements-site.txt
+	$(BIN)/python -m pip install --quiet -r requirements-site.txt
+	touch $(SITE_STAMP)
+
 install: $(STAMP)
+
+# SITE_REPO (owner/name of the class repository) fills the Binder and JupyterHub links; SITE_HUB the hub's host.
+site: $(SITE_STAMP)
+	$(BIN)/python -m helpers.devtools.site
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(LAB_PORT) $(ROOT_FLAG) $(LAB_ARGS)
@@ -46,7 +57,7 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP) lint
+test: $(STAMP) $(SITE_STAMP) lint
 	@if [ ! -d tests ]; then echo "tests/ is not part of the student release: make test is for teachers and authors"; \
 	else $(BIN)/python -m pytest -rsx $(XDIST) $(NBVAL) tests notebooks; fi
 
@@ -63,7 +74,7 @@ zh: $(STAMP)
 zh-extract: $(STAMP)
 	$(BIN)/python -m helpers.devtools.zh extract
 
-bench: $(STAMP)
+bench: $(SITE_STAMP)
 	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 GRADE_JOBS ?= 2
@@ -80,4 +91,4 @@ grade: $(STAMP)
 	$(BIN)/python -m assignments.grade $(A) $(S) $(if $(CSV),--csv $(CSV),) $(if $(FEEDBACK),--feedback $(FEEDBACK),) $(if $(MANUAL),--manual $(MANUAL),) --jobs $(GRADE_JOBS) $(if $(UNSAFE),--no-sandbox-i-understand,)
 
 clean:
-	rm -rf $(VENV) .pytest_cache tests/artifacts
+	rm -rf $(VENV) .pytest_cache tests/artifacts site build/site

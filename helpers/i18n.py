@@ -187,11 +187,35 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "count numbers, not vectors: how long is each GRU's final state?",
         "要数的是数字，不是向量：每个 GRU 的最终状态有多长？"),
     "ch01.too_big": (
-        "that grows with something; the point is that the size does not depend on the sentence's length.",
-        "这个数会随某样东西增长；关键在于：这个大小与句子长度无关。"),
+        "that is more than the encoder's final states hold: count the numbers in the two GRUs' final states.",
+        "这比编码器的最终状态里的数还多：数一数两个 GRU 的最终状态里一共有多少个数。"),
+    "ch01.plus_embedding": (
+        "that adds a word's embedding ({emb} numbers); the embeddings go into the GRUs, and only the GRUs' final "
+        "states reach the decoder.",
+        "这把一个词的词嵌入（{emb} 个数）也加进去了；词嵌入是 GRU 的输入，送到解码器的只有 GRU 的最终状态。"),
+    "ch01.one_direction_plus_embedding": (
+        "that is one GRU's state plus an embedding ({emb}); the decoder gets the final states of both GRUs, "
+        "concatenated, and no embedding.",
+        "这是一个 GRU 的状态加上一个词嵌入（{emb}）；解码器得到的是两个 GRU 的最终状态拼接在一起，没有词嵌入。"),
+    "ch01.gates": (
+        "a GRU has gates inside, but its state has `hidden` numbers: count the final states, not the gates.",
+        "GRU 内部有几个门，但它的状态只有 `hidden` 个数：要数的是最终状态，不是门。"),
+    "ch01.times_length": (
+        "that grows with the sentence ({n} × the final states); the decoder gets the final states once, whatever "
+        "the length.",
+        "这会随句子变长（{n} 倍的最终状态）；不管句子多长，解码器只得到一次最终状态。"),
     "ch01.size_hint": (
         "look at the encoder: how many GRUs, and how many numbers in each final state?",
         "看看编码器：有几个 GRU，每个最终状态里有多少个数？"),
+    # -------------------------------------------------------------------------- chapter 00: start here
+    "ch00.n_weights": (
+        "`{name}` has shape {shape}; expected {n} weights, one per key.",
+        "`{name}` 的形状是 {shape}；这里需要 {n} 个权重，每个键一个。"),
+    "ch00.extra_axis": (
+        "`{name}` has shape {shape}: an extra axis of length 1. Give a flat list of {n} weights, one per key, "
+        "shape ({n},).",
+        "`{name}` 的形状是 {shape}：多了一个长度为 1 的维度。请给出一个扁平的列表，{n} 个权重，每个键一个，"
+        "形状为 ({n},)。"),
     # -------------------------------------------------------------------------- chapter 02: weighted averages
     "ch02.weights_shape": (
         "`{name}` has shape {shape}; expected one weight per input, shape ({n},).",
@@ -222,6 +246,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "point the query the way that key points, and make it longer to sharpen the softmax",
         "让查询指向这个键的方向，再把它拉长，让 softmax 更尖锐"),
     "ch02.top_key": ("right now '{key}' gets the most ({share:.2f})", "目前得到权重最多的是 '{key}'（{share:.2f}）"),
+    "ch02.query_answer": (
+        "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight",
+        "例如 {name} = {query}，它给 '{key}' {share:.2f} 的权重"),
     "ch02.favours_wrong": (
         "'{key}' gets only {share:.2f} of the weight (needed: {needed:.2f}); {hint}.",
         "'{key}' 只得到 {share:.2f} 的权重（需要 {needed:.2f}）；{hint}。"),
@@ -233,19 +260,38 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch03.raw_scores": (
         "these are the raw scores Q·K; turn them into weights with softmax.",
         "这些是原始得分 Q·K；用 softmax 把它们变成注意力权重。"),
+    "ch03.scaled_scores": (
+        "these are the scaled scores, before the softmax; turn them into weights with softmax.",
+        "这些是缩放后的得分，还没有经过 softmax；用 softmax 把它们变成注意力权重。"),
     "ch03.unscaled": (
         "these are the weights WITHOUT the scale; divide the scores by √d_k = √{d} first.",
         "这些是没有缩放的权重；先把得分除以 √d_k = √{d}。"),
     "ch03.scaled": (
         "these are the scaled weights; this exercise asks for the unscaled ones.",
         "这些是缩放后的权重；这道题要的是不缩放的权重。"),
+    "ch03.not_normalised": (
+        "these are exp of the scores, not yet divided by their sum: weights must sum to 1.",
+        "这些是得分取 exp 之后的值，还没有除以它们的和：权重之和必须为 1。"),
+    "ch03.no_exp": (
+        "these are the scores divided by their sum: softmax takes exp of each score first, then divides by the "
+        "sum of the exps.",
+        "这是把得分直接除以它们的和：softmax 要先对每个得分取 exp，再除以这些 exp 的和。"),
+    "ch03.or_rounded": (
+        " (Or the right weights rounded to two decimals: give three.)",
+        "（也可能是正确权重四舍五入到两位小数：请保留三位。）"),
+    "ch03.divided_by_d": (
+        "these divide the scores by d_k = {d}; the scale is √d_k = √{d}.",
+        "这是把得分除以 d_k = {d}；缩放因子是 √d_k = √{d}。"),
+    "ch03.multiplied": (
+        "these multiply the scores by √d_k; divide by √d_k = √{d} instead.",
+        "这是把得分乘以 √d_k；应该除以 √d_k = √{d}。"),
     "ch03.too_high": (
         "the weight of key {n} is {value:.4f}, too high: scores Q·Kᵢ, divide by √d_k, then exp(sᵢ) / Σ exp(sⱼ).",
         "键 {n} 的权重是 {value:.4f}，偏大：先算得分 Q·Kᵢ，除以 √d_k，再算 exp(sᵢ) / Σ exp(sⱼ)。"),
     "ch03.too_low": (
         "the weight of key {n} is {value:.4f}, too low: scores Q·Kᵢ, divide by √d_k, then exp(sᵢ) / Σ exp(sⱼ).",
         "键 {n} 的权重是 {value:.4f}，偏小：先算得分 Q·Kᵢ，除以 √d_k，再算 exp(sᵢ) / Σ exp(sⱼ)。"),
-    # -------------------------------------------------------------------- chapter 04: scaling, softmax, masks
+    # ------------------------------------------------------------------------ chapter 04: scaling, softmax
     "ch04.variance_first": (
         "the first number is the variance of q·k (d_k); the question asks for the standard deviation, its square "
         "root.",
@@ -262,6 +308,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch04.grows": (
         "q·k sums d_k products of variance 1 each: its variance grows with d_k.",
         "q·k 是 d_k 个方差为 1 的乘积之和：它的方差随 d_k 增长。"),
+    "ch04.swapped_order": (
+        "the two numbers are in the wrong order: first the standard deviation of q·k, then that of q·k / √d_k.",
+        "两个数的顺序反了：先写 q·k 的标准差，再写 q·k / √d_k 的标准差。"),
+    "ch04.divided_by_dk": (
+        "the first number is right; the second divides q·k by d_k instead of √d_k: dividing by √d_k divides the "
+        "standard deviation by √d_k.",
+        "第一个数是对的；第二个数把 q·k 除以了 d_k，而不是 √d_k：除以 √d_k 会让标准差也除以 √d_k。"),
     "ch04.longer": ("longer", "更长的数组"),
     "ch04.two_numbers": (
         "`{name}` is {value}; expected a list of two numbers: [std of q·k, std of q·k / √d_k].",
@@ -270,14 +323,45 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the variance of a sum of d_k independent products of variance 1 is d_k; the standard deviation is its "
         "square root.",
         "d_k 个相互独立、方差为 1 的乘积之和，方差是 d_k；标准差是它的平方根。"),
+    "ch04.second_hint": (
+        "the first number is right; for the second, dividing q·k by √d_k divides its standard deviation by √d_k.",
+        "第一个数是对的；至于第二个数：把 q·k 除以 √d_k，它的标准差也会除以 √d_k。"),
     "ch04.case_small": ("small scores", "较小的得分"),
     "ch04.case_batch": ("a batch of rows", "一批多行得分"),
     "ch04.case_large": ("large scores like [1000, 999, 998]", "像 [1000, 999, 998] 这样很大的得分"),
     "ch04.case_negative": ("very negative scores like [-1000, -1001]", "像 [-1000, -1001] 这样很负的得分"),
+    "ch04.case_rows_apart": (
+        "two rows hundreds apart, [[0, 1, 2], [800, 801, 802]]",
+        "相差几百的两行 [[0, 1, 2], [800, 801, 802]]"),
+    "ch04.global_max": (
+        "one maximum of the whole tensor is subtracted: the first row becomes exp(-800) = 0 everywhere, and 0/0 is "
+        "NaN; subtract each row's own maximum, x.amax(dim=-1, keepdim=True)",
+        "减去的是整个张量的一个最大值：第一行全变成 exp(-800) = 0，而 0/0 是 NaN；"
+        "应该减去每一行自己的最大值 x.amax(dim=-1, keepdim=True)"),
+    "ch04.column_max": (
+        "each column's maximum is subtracted (dim=0); the shift must be the same along a row: each row's maximum, "
+        "dim=-1",
+        "减去的是每一列的最大值（dim=0）；同一行里必须减去同一个数：每一行的最大值，dim=-1"),
+    "ch04.no_exp": (
+        "the scores are divided by their sum, with no exp: softmax takes exp of each score first",
+        "这是把得分直接除以它们的和，没有取 exp：softmax 要先对每个得分取 exp"),
+    "ch04.not_divided": (
+        "these are exp(x - max) not yet divided by their sum along the row",
+        "这是 exp(x - max)，还没有沿着这一行除以它们的和"),
     "ch04.not_function": (
         "`{name}` should be a function that takes a tensor of scores; got {kind}.",
         "`{name}` 应该是一个接收得分张量的函数；收到的是 {kind}。"),
     "ch04.on_case": ("on {label}, {problem}.", "在{label}上，{problem}。"),
+    "ch04.keepdim": (
+        "`{name}` raised a RuntimeError: the sizes do not match. Take each row's max and sum with keepdim=True, so "
+        "each row's max broadcasts against its row: x.amax(dim=-1, keepdim=True)",
+        "`{name}` 抛出了 RuntimeError：形状对不上。取每一行的最大值和总和时加上 keepdim=True，"
+        "这样每一行的最大值才能和这一行广播对齐：x.amax(dim=-1, keepdim=True)"),
+    "ch04.softmax_answer": (
+        "for example {name} = lambda x: torch.exp(x - x.amax(dim=-1, keepdim=True)) / torch.exp(x - x.amax(dim=-1, "
+        "keepdim=True)).sum(dim=-1, keepdim=True)",
+        "例如 {name} = lambda x: torch.exp(x - x.amax(dim=-1, keepdim=True)) / torch.exp(x - x.amax(dim=-1, "
+        "keepdim=True)).sum(dim=-1, keepdim=True)"),
     "ch04.returned": (
         "on {label} `{name}` returned {what}; expected a tensor of weights.",
         "在{label}上，`{name}` 返回了{what}；这里需要一个权重张量。"),
@@ -296,32 +380,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch04.softmax_ok": (
         "a distribution on every row, the right values, and no overflow on large scores.",
         "每一行都是概率分布，数值正确，大得分也不会溢出。"),
-    "ch04.mask_shape": (
-        "`{name}` has shape {shape}; expected ({n}, {n}): one row per query, one column per key.",
-        "`{name}` 的形状是 {shape}；应为 ({n}, {n})：每个查询一行，每个键一列。"),
-    "ch04.mask_bool": ("`{name}` should hold only True/False (or 1/0).", "`{name}` 只能包含 True/False（或 1/0）。"),
-    "ch04.mask_ok": (
-        "each of the {n} positions sees itself and everything before it, nothing after.",
-        "{n} 个位置中的每一个都能看到自己和之前的所有位置，看不到之后的位置。"),
-    "ch04.transposed": (
-        "the mask is transposed: rows are queries and columns keys, so query i may see keys j ≤ i, below the "
-        "diagonal.",
-        "掩码转置了：行是查询、列是键，所以查询 i 可以看到 j ≤ i 的键，即对角线以下。"),
-    "ch04.inverted": (
-        "the mask is inverted: True means MAY attend, so the allowed part (on and below the diagonal) is True.",
-        "掩码取反了：True 表示“可以关注”，所以允许的部分（对角线及其以下）应为 True。"),
-    "ch04.no_diagonal": (
-        "no position can see itself: the diagonal must be True.",
-        "没有一个位置能看到自己：对角线必须为 True。"),
-    "ch04.sees_later": (
-        "query {i} may see key {j}, a later position: everything above the diagonal must be False.",
-        "查询 {i} 能看到键 {j}，这是一个更靠后的位置：对角线以上必须全为 False。"),
-    "ch04.some_diagonal": (
-        "some position cannot see itself: the diagonal must be True.",
-        "有的位置看不到自己：对角线必须为 True。"),
-    "ch04.misses_earlier": (
-        "query {i} cannot see key {j}, an earlier position: everything below the diagonal must be True.",
-        "查询 {i} 看不到键 {j}，这是一个更靠前的位置：对角线以下必须全为 True。"),
     # ------------------------------------------------------------------------ chapter 06: scorers and dropout
     "ch06.not_a_scorer": (
         "`{name}` is {what}; expected one of the names {names}.",
@@ -464,9 +522,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.map_one_based": (
         "that is the 1-based position; count the x-axis labels from 0.",
         "这是从 1 数的位置；请从 0 开始数 x 轴的标签。"),
-    "ch05.map_range": (
-        "`{name}` is {value}; source positions run from 0 to {last}.",
-        "`{name}` 是 {value}；源位置的范围是 0 到 {last}。"),
+    "ch05.map_range": ("source positions run from 0 to {last}.", "源位置的范围是 0 到 {last}。"),
     "ch05.neighbour": (
         "that is where the decoder looks at a neighbouring output word; output word {word} is row {row} counting "
         "from 0.",
@@ -489,6 +545,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.swapped": (
         "context and weights are swapped: return (context, weights).",
         "上下文向量和权重的位置颠倒了：应返回 (context, weights)。"),
+    "ch05.mask_extra_axis": (
+        "the weights have shape ({B}, {B}, {S}): the mask is (B, 1, S), with an axis for the query, and masking "
+        "scores (B, S) with it broadcasts to (B, B, S). Drop that axis first: mask[:, 0] is (B, S).",
+        "权重的形状是 ({B}, {B}, {S})：掩码是 (B, 1, S)，带着一个查询维度，用它去屏蔽 (B, S) 的得分会广播成 "
+        "(B, B, S)。先去掉这个维度：mask[:, 0] 的形状是 (B, S)。"),
+    "ch05.query_axis_broadcast": (
+        "the weights have shape ({B}, {B}, {S}): an axis of length 1 was added to the mask or the scores, and "
+        "(B, 1, S) against (B, S) broadcasts to (B, B, S). Keep both (B, S).",
+        "权重的形状是 ({B}, {B}, {S})：掩码或得分多加了一个长度为 1 的维度，(B, 1, S) 和 (B, S) 一起会广播成 "
+        "(B, B, S)。两者都保持 (B, S)。"),
     "ch05.weights_shape": (
         "for {B} sentences of {S} source positions the weights have shape {shape}; expected (B, S) = ({B}, {S}).",
         "对 {B} 个各有 {S} 个源位置的句子，权重的形状是 {shape}；应为 (B, S) = ({B}, {S})。"),
@@ -600,11 +666,76 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the output does not change when the encoder states do: the context vector never reaches the output.",
         "编码器状态变了，输出却不变：上下文向量根本没有传到输出。"),
     "ch05.decoder_differs": (
-        "output {k} of {n} differs from the reference step: check the order embed → query → score → masked softmax → "
-        "context → recurrent update → output.",
-        "{n} 个输出中的第 {k} 个与参考实现不同：检查顺序 词嵌入 → 查询 → 得分 → 带掩码的 softmax → 上下文向量 → 循环"
-        "更新 → 输出。"),
-    # ----------------------------------------------------------------------------- chapter 07: self-attention
+        "output {k} of {n} differs from the reference step: compare each line with the step on the page (embedding, "
+        "query, scores, masked softmax, context, recurrent update, readout).",
+        "{n} 个输出中的第 {k} 个与参考实现不同：逐行对照书页上的那一步（词嵌入、查询、得分、带掩码的 softmax、"
+        "上下文向量、循环更新、输出）。"),
+    "ch05.luong_previous_query": (
+        "the query is the previous state s_{{t-1}} (Bahdanau's wiring); Luong's wiring runs the GRU first and "
+        "queries with the new state s_t.",
+        "查询用的是上一个状态 s_{{t-1}}（这是 Bahdanau 式连接）；Luong 式连接先跑 GRU，再用新状态 s_t 做查询。"),
+    "ch05.step_unmasked": (
+        "padding gets weight: pass the mask (enc.mask) to the softmax, so that padded positions get 0.",
+        "填充位置得到了权重：把掩码（enc.mask）交给 softmax，让填充位置的权重为 0。"),
+    "ch05.step_summary": (
+        "the context is the encoder's summary (chapter 01's fixed vector), not the weighted average of the encoder "
+        "states.",
+        "上下文向量用的是编码器的摘要（第 01 章那个固定向量），而不是编码器状态的加权平均。"),
+    "ch05.step_old_state": (
+        "the step returns the old state s_{{t-1}}; return the new state s_t, the next step's input.",
+        "这一步返回的是旧状态 s_{{t-1}}；应返回新状态 s_t，它是下一步的输入。"),
+    "ch07.divided_by_d": (
+        "the scores are divided by d = 4; the scale is √d = 2.",
+        "得分除以的是 d = 4；缩放因子是 √d = 2。"),
+    "ch07.softmax_columns": (
+        "the softmax runs down the columns (dim=0): each query's row of weights must sum to 1, so use dim=-1.",
+        "softmax 是沿列（dim=0）做的：每个查询那一行的权重之和要为 1，所以用 dim=-1。"),
+    "ch07.context_transposed": (
+        "the weights are right, but the context uses them transposed (weights.T @ X): row i of the context is "
+        "Σⱼ weights[i, j] · X[j], that is weights @ X.",
+        "权重是对的，但上下文用的是转置后的权重（weights.T @ X）：上下文的第 i 行是 Σⱼ weights[i, j] · X[j]，"
+        "也就是 weights @ X。"),
+    "ch07.mask_shape": (
+        "`{name}` has shape {shape}; expected ({n}, {n}): one row per query, one column per key.",
+        "`{name}` 的形状是 {shape}；应为 ({n}, {n})：每个查询一行，每个键一列。"),
+    "ch07.mask_extra_axis": (
+        "`{name}` has shape {shape}: an extra axis of length 1. The mask of this exercise is ({n}, {n}), one row per "
+        "query and one column per key; drop the extra axis (the batch axis is added where a batch is masked).",
+        "`{name}` 的形状是 {shape}：多了一个长度为 1 的维度。这道题的掩码是 ({n}, {n})，每个查询一行、每个键一列；"
+        "去掉多出来的维度（批次维度要到给一批数据做掩码时再加）。"),
+    "ch07.mask_additive": (
+        "`{name}` is an additive float mask (0 where allowed, -inf where hidden, as torch's attn_mask); the course's "
+        "masks are bool, True = may attend.",
+        "`{name}` 是加性的浮点掩码（允许处为 0，屏蔽处为 -inf，像 torch 的 attn_mask）；课程里的掩码是布尔型，"
+        "True 表示可以关注。"),
+    "ch07.mask_bool": ("`{name}` should hold only True/False.", "`{name}` 只能包含 True/False。"),
+    "ch07.mask_not_bool": (
+        "`{name}` is a float/int mask of 1s and 0s: use dtype=torch.bool (the course's `attention` flips a mask "
+        "with `~mask`, which needs bool).",
+        "`{name}` 是由 1 和 0 组成的浮点/整数掩码：请用 dtype=torch.bool（课程的 `attention` 用 `~mask` 把掩码取反，"
+        "这要求布尔型）。"),
+    "ch07.mask_ok": (
+        "each of the {n} positions sees itself and everything before it, nothing after.",
+        "{n} 个位置中的每一个都能看到自己和之前的所有位置，看不到之后的位置。"),
+    "ch07.mask_transposed": (
+        "the mask is transposed: rows are queries and columns keys, so query i may see keys j ≤ i, below the "
+        "diagonal.",
+        "掩码转置了：行是查询、列是键，所以查询 i 可以看到 j ≤ i 的键，即对角线以下。"),
+    "ch07.mask_inverted": (
+        "the mask is inverted: True means MAY attend, so the allowed part (on and below the diagonal) is True.",
+        "掩码取反了：True 表示“可以关注”，所以允许的部分（对角线及其以下）应为 True。"),
+    "ch07.mask_no_diagonal": (
+        "no position can see itself: the diagonal must be True.",
+        "没有一个位置能看到自己：对角线必须为 True。"),
+    "ch07.mask_sees_later": (
+        "query {i} may see key {j}, a later position: everything above the diagonal must be False.",
+        "查询 {i} 能看到键 {j}，这是一个更靠后的位置：对角线以上必须全为 False。"),
+    "ch07.mask_some_diagonal": (
+        "some position cannot see itself: the diagonal must be True.",
+        "有的位置看不到自己：对角线必须为 True。"),
+    "ch07.mask_misses_earlier": (
+        "query {i} cannot see key {j}, an earlier position: everything below the diagonal must be True.",
+        "查询 {i} 看不到键 {j}，这是一个更靠前的位置：对角线以下必须全为 True。"),
     "ch07.not_function": (
         "`{name}` should be a function of X; got {what}.",
         "`{name}` 应该是一个以 X 为参数的函数；收到的是{what}。"),
@@ -710,4 +841,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "widgets.step_readout": (
         "step {step} of {n}: output so far <b>{so_far}</b>; most attended source word: <b>{top}</b>",
         "第 {step} 步（共 {n} 步）：目前的输出 <b>{so_far}</b>；最受关注的源词：<b>{top}</b>"),
+    # --------------------------------------------------------------------------- the course website (make site)
+    "widgets.site_run_title": ("Run this chapter:", "运行本章："),
+    "widgets.site_run_local": ("or on your computer:", "或在自己的电脑上："),
+    "widgets.site_weights": ("weights", "注意力权重"),
+    "widgets.site_context": ("context", "上下文向量"),
+    "widgets.site_widget_note": (
+        "An interactive explorer: it moves when the chapter runs in JupyterLab (links at the top of the page).",
+        "这是一个交互式探索器：在 JupyterLab 中运行本章时才能操作（链接在页面顶部）。"),
+    "widgets.site_live_note": (
+        "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state.",
+        "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
+    "widgets.site_chapters": ("Chapters", "章节"),
+    "widgets.site_companion": ("Companion pages", "配套资料"),
 }

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from PIL import Image as PILImage
 
 from helpers import to_numpy
@@ -139,10 +140,12 @@ def plot_mask(
 
 
 def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
-                  title: str = "The decoder looks back at every input word"):
-    """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight.
+                  title: str = "The decoder looks back at every input word",
+                  row_labels: Sequence[str] = ("encoder\n(input words)", "decoder\n(output steps)")):
+    """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight,
+    with a legend of three sample widths (weights 0.1, 0.5 and 1) under the picture.
 
-    weights: (n_targets, n_sources), each row summing to 1. Returns the Axes.
+    weights: (n_targets, n_sources), each row summing to 1. row_labels: (bottom row, top row). Returns the Axes.
     """
     w = to_numpy(weights)
     if w.shape != (len(targets), len(sources)):
@@ -155,21 +158,29 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
     for t in range(len(targets)):
         colour = KEY_COLOURS[t % len(KEY_COLOURS)]
         for s in range(len(sources)):
-            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=0.3 + 9 * w[t, s], alpha=0.15 + 0.85 * w[t, s],
-                    solid_capstyle="round")
+            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=_lookback_width(w[t, s]),
+                    alpha=0.15 + 0.85 * w[t, s], solid_capstyle="round")
     for x, tok in zip(xs, sources, strict=False):
         ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
     for t, (x, tok) in enumerate(zip(xt, targets, strict=False)):
         ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
                 color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
     ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
-    ax.set_yticks([0, 1], ["encoder\n(input words)", "decoder\n(output steps)"])
+    ax.set_yticks([0, 1], list(row_labels))
     ax.set_xticks([])
-    ax.set_xlabel("line width = attention weight")
+    samples = (0.1, 0.5, 1.0)
+    handles = [Line2D([], [], color="0.35", lw=_lookback_width(v), alpha=0.15 + 0.85 * v) for v in samples]
+    ax.legend(handles, [f"{v:g}" for v in samples], title="line width = attention weight", ncol=3,
+              loc="upper center", bbox_to_anchor=(0.5, 0.0), handlelength=2.5, fontsize=9, title_fontsize=9)
     for side in ("left", "bottom"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
     return ax
+
+
+def _lookback_width(weight: float) -> float:
+    """The line width (points) draw_lookback gives an attention weight in [0, 1]."""
+    return 0.3 + 9 * float(weight)
 
 
 METRIC_LABELS = {"bleu": "BLEU (0-100)", "exact": "exact match (%)", "align": "alignment accuracy (%)",

@@ -31,7 +31,8 @@ from helpers.plotting import KEY_COLOURS, draw_decoding_step, figure_png, plot_a
 __all__ = [
     "SEED_QUERY", "SEED_KEYS", "SEED_VALUES",
     "explorer_state", "draw_explorer", "weights_html", "parse_readout", "QKExplorer",
-    "Shown", "tokenize_source", "translate_and_show", "translation_explorer", "DecodingStepViewer",
+    "Shown", "tokenize_source", "translate_and_show", "TranslationExplorer", "translation_explorer", "SliderCheck",
+    "DecodingStepViewer",
 ]
 
 # The worked example of the source chapter (section 23.8): three keys, one query, three values.
@@ -368,10 +369,12 @@ class QKExplorer(_ShowsWidget):
         self.refresh()
 
     def __repr__(self) -> str:
+        """The whole state in one line (the text a static page shows, from which the website's live explorer starts)."""
         q = ", ".join(f"{x:.2f}" for x in self.query)
+        rows = lambda a: "[" + ", ".join("[" + ", ".join(f"{x:g}" for x in r) + "]" for r in a) + "]"  # noqa: E731
         w = ", ".join(f"{x:.4f}" for x in self.state["weights"])
-        return (f"QKExplorer(Q=[{q}], scale={'on' if self.scale_switch.value else 'off'}, "
-                f"T={self.temperature.value:.2f}, weights=[{w}])")
+        return (f"QKExplorer(Q=[{q}], keys={rows(self.keys)}, values={rows(self.values)}, "
+                f"scale={'on' if self.scale_switch.value else 'off'}, T={self.temperature.value:.2f}, weights=[{w}])")
 
 
 # ----------------------------------------------------------------------------------------------- translation
@@ -441,36 +444,78 @@ def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) 
     return Shown(tokens, hyp, reference, weights, message, figure)
 
 
-def translation_explorer(model, sentences: Sequence[str]):
+class TranslationExplorer(_ShowsWidget):
     """A thin widget layer over translate_and_show: a dropdown of sentences, a text box, the result and its map.
 
-    Updates happen kernel-side (HTML and Image widgets), so nothing is printed into the cell. The returned
-    VBox has a `.show(sentence)` method (what the widgets call) for tests and self-checks.
+    Updates happen kernel-side (HTML and Image widgets), so nothing is printed into the cell. `children` are the
+    widgets (dropdown, text box, result HTML, map image); `show(sentence)` is what they call (tests, self-checks);
+    `last` is the Shown of the sentence on display. Its text fallback (a static reader) names that sentence.
     """
-    import ipywidgets as widgets
 
-    pick = widgets.Dropdown(options=list(sentences), description=i18n.t("widgets.test_sentence"),
-                            layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
-    typed = widgets.Text(placeholder=i18n.t("widgets.type_placeholder"), continuous_update=False,
-                         description=i18n.t("widgets.your_sentence"), layout=widgets.Layout(width="95%"),
-                         style={"description_width": "initial"})
-    info = widgets.HTML()
-    image = widgets.Image(format="png")
+    def __init__(self, model, sentences: Sequence[str]):
+        import ipywidgets as widgets
 
-    def show(sentence):
-        shown = translate_and_show(model, sentence)
+        self.model, self.sentences, self.last = model, list(sentences), None
+        self.pick = widgets.Dropdown(options=self.sentences, description=i18n.t("widgets.test_sentence"),
+                                     layout=widgets.Layout(width="95%"), style={"description_width": "initial"})
+        self.typed = widgets.Text(placeholder=i18n.t("widgets.type_placeholder"), continuous_update=False,
+                                  description=i18n.t("widgets.your_sentence"), layout=widgets.Layout(width="95%"),
+                                  style={"description_width": "initial"})
+        self.info = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.pick.observe(lambda change: self.show(change["new"]), names="value")
+        self.typed.observe(lambda change: self.show(change["new"]), names="value")
+        self.widget = widgets.VBox([self.pick, self.typed, self.info, self.image])
+        if self.sentences:
+            self.show(self.pick.value)
+
+    @property
+    def children(self) -> tuple:
+        """(dropdown, text box, result HTML, map image): the explorer's widgets."""
+        return self.widget.children
+
+    def show(self, sentence) -> Shown:
+        """Translate `sentence`, show the result and its attention map; returns the Shown."""
+        shown = translate_and_show(self.model, sentence)
         colour = "#1a7f37" if shown.ok else "#b35900"
-        info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
-        image.value = figure_png(shown.figure, compress_level=6, close=True) if shown.figure is not None else b""
+        self.info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+        self.image.value = (figure_png(shown.figure, compress_level=6, close=True) if shown.figure is not None
+                            else b"")
+        self.last = shown
         return shown
 
-    pick.observe(lambda change: show(change["new"]), names="value")
-    typed.observe(lambda change: show(change["new"]), names="value")
-    box = widgets.VBox([pick, typed, info, image])
-    box.show = show
-    if sentences:
-        show(pick.value)
-    return box
+    def __repr__(self) -> str:
+        showing = self.last.message if self.last is not None else i18n.t("widgets.type_a_sentence")
+        return f"TranslationExplorer({len(self.sentences)} test sentences; showing: {showing})"
+
+
+def translation_explorer(model, sentences: Sequence[str]) -> TranslationExplorer:
+    """The translation explorer of chapter 05 over `model` and a list of test sentences (see TranslationExplorer)."""
+    return TranslationExplorer(model, sentences)
+
+
+class SliderCheck(_ShowsWidget):
+    """Chapter 00's widget check: a slider x and a label showing x², wired by `show_square` (a plain method).
+
+    `slider` and `square` are the widgets; setting `slider.value` runs the same update as dragging. Its text
+    fallback (a static reader, or a browser without the widget extension) says what it shows.
+    """
+
+    def __init__(self, value: int = 3):
+        import ipywidgets as widgets
+
+        self.slider = widgets.IntSlider(value=value, min=0, max=10, description="x")
+        self.square = widgets.Label()
+        self.slider.observe(self.show_square, names="value")
+        self.show_square()
+        self.widget = widgets.HBox([self.slider, self.square])
+
+    def show_square(self, change=None) -> None:
+        """Write x² for the slider's value into the label."""
+        self.square.value = f"x² = {self.slider.value ** 2}"
+
+    def __repr__(self) -> str:
+        return f"SliderCheck(a slider x = {self.slider.value} and its square: {self.square.value})"
 
 
 class DecodingStepViewer(_ShowsWidget):

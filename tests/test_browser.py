@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOK = NOTEBOOKS_DIR / "03_qkv_by_hand.ipynb"
 ARTIFACT = ROOT / "tests" / "artifacts" / "browser_03_explorer.png"
-PRESSES = 5  # ArrowRight presses on the Q y slider (step 0.1)
+PRESSES = 12  # ArrowRight presses on the Q y slider (step 0.1): Q from [0.8, -0.6] to [0.8, 0.6], nearest K₂
 
 
 def _missing(reason: str):
@@ -87,8 +87,8 @@ def test_explorer_slider_moves_weights_in_chromium(tmp_path):
             page.locator(".qk-explorer").scroll_into_view_if_needed()
 
             qx0, qy0, shown0 = _wait_consistent(page)
-            assert (qx0, qy0) == (1.0, 0.0), "the explorer should start at the worked example's Q = [1, 0]"
-            np.testing.assert_allclose(shown0, [0.4011, 0.4011, 0.1978], atol=6e-5)
+            assert (qx0, qy0) == (0.8, -0.6), "the explorer should start at the chapter's q_start = [0.8, -0.6]"
+            np.testing.assert_allclose(shown0, _predicted(0.8, -0.6), atol=6e-5)
 
             handle.focus()
             for _ in range(PRESSES):

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from helpers import DATA_DIR, ROOT
@@ -13,16 +14,17 @@ from helpers import DATA_DIR, ROOT
 PIN = re.compile(r"^([A-Za-z0-9_.\-\[\]]+)==([A-Za-z0-9_.+\-]+)$")
 
 
-def requirement_pins():
-    """{name: version} from requirements.txt, checking that every pin has a comment right above it."""
-    lines = (ROOT / "requirements.txt").read_text().splitlines()
+def requirement_pins(filename: str = "requirements.txt"):
+    """{name: version} from requirements.txt (or requirements-site.txt), checking that every pin has a comment
+    right above it."""
+    lines = (ROOT / filename).read_text().splitlines()
     pins = {}
     for i, line in enumerate(lines):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         m = PIN.match(line)
-        assert m, f"requirements.txt line {i + 1} is not an exact pin (name==version): {line!r}"
+        assert m, f"{filename} line {i + 1} is not an exact pin (name==version): {line!r}"
         assert lines[i - 1].strip().startswith("#"), f"the pin {line!r} has no comment saying why it is there"
         pins[m.group(1).lower()] = m.group(2)
     return pins
@@ -72,9 +74,30 @@ def test_paths_come_from_the_package_not_the_working_directory(tmp_path):
     assert os.path.isdir(DATA_DIR)
 
 
+def test_the_site_pins_are_exact_and_add_to_the_course_pins():
+    """requirements-site.txt (make site) pins exactly, explains each pin, and never re-pins a course package."""
+    site, course = requirement_pins("requirements-site.txt"), requirement_pins()
+    assert {"sphinx", "myst-nb", "sphinx-book-theme", "jieba"} <= set(site)
+    assert not set(site) & set(course), f"pinned in both files: {sorted(set(site) & set(course))}"
+
+
+def test_installed_site_packages_match_their_pins():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        version("myst-nb")
+    except PackageNotFoundError:
+        pytest.skip("the site's packages are not installed (make site installs requirements-site.txt)")
+    for name, pinned in requirement_pins("requirements-site.txt").items():
+        assert version(name).split("+")[0] == pinned, f"{name}: installed {version(name)}, pinned {pinned}"
+
+
 # import name -> distribution name, where they differ
 DISTRIBUTION = {"PIL": "pillow", "yaml": "pyyaml", "otter": "otter-grader", "IPython": "ipython",
-                "sklearn": "scikit-learn", "playwright": "playwright"}
+                "sklearn": "scikit-learn", "playwright": "playwright", "fontTools": "fonttools",
+                "sphinx": "sphinx", "mathjax": "django-static-mathjax"}
+# the website's build (helpers/devtools/site.py, make site) may import what requirements-site.txt pins
+SITE_MODULES = ("helpers/devtools/site.py", "tests/test_site.py")
 SCANNED = ("helpers", "tests", "benchmarks", "assignments")
 
 
@@ -102,9 +125,15 @@ def third_party_imports() -> dict[str, set[str]]:
 
 
 def test_every_third_party_import_is_pinned():
-    pins = requirement_pins()
+    pins = {k.replace("_", "-") for k in requirement_pins()}
+    site_pins = pins | {k.replace("_", "-") for k in requirement_pins("requirements-site.txt")}
     imports = third_party_imports()
     assert {"torch", "numpy", "matplotlib"} <= set(imports), "the scan should see the course's main imports"
-    unpinned = {top: sorted(files)[:3] for top, files in imports.items()
-                if DISTRIBUTION.get(top, top).lower().replace("_", "-") not in {k.replace("_", "-") for k in pins}}
-    assert not unpinned, f"imported but not pinned in requirements.txt: {unpinned}"
+    assert {"sphinx", "fontTools", "mathjax"} <= set(imports), "the scan should see the site builder's imports"
+    unpinned = {}
+    for top, files in imports.items():
+        name = DISTRIBUTION.get(top, top).lower().replace("_", "-")
+        course_files = sorted(f for f in files if f not in SITE_MODULES)
+        if name not in (pins if course_files else site_pins):
+            unpinned[top] = (course_files or sorted(files))[:3]
+    assert not unpinned, f"imported but not pinned in requirements.txt (requirements-site.txt for the site): {unpinned}"

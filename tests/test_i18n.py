@@ -72,10 +72,12 @@ def test_t_fills_the_current_language_and_rejects_unknown_keys_and_languages():
 def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
     helpers.setup(seed=0)
     english = capsys.readouterr().out
-    assert re.fullmatch(r"Learning to Attend \| python \d+\.\d+ \| torch \S+ \| device \w+ \| threads 1 \| seed 0\n",
-                        english) and i18n.get_lang() == "en"
+    pinned, phrase = helpers.pinning.status()
+    assert re.fullmatch(r"Learning to Attend \| python \d+\.\d+ \| torch \S+ \| device \w+ \| threads 1 \| seed 0"
+                        rf" \| {re.escape(phrase)}\n" + ("" if pinned else r".+\n"), english)
+    assert i18n.get_lang() == "en"
     helpers.setup(seed=0, lang="zh")
-    assert capsys.readouterr().out == english.rstrip("\n") + " | 语言 zh\n" and i18n.get_lang() == "zh"
+    assert capsys.readouterr().out == english.replace(" | CPU", " | 语言 zh | CPU") and i18n.get_lang() == "zh"
     with pytest.raises(ValueError, match="lang is 'de'"):
         helpers.setup(lang="de")
     assert i18n.get_lang() == "zh"  # a bad language changes nothing
@@ -264,6 +266,9 @@ def test_the_glossary_has_a_term_table_following_the_seeds():
         assert terms.get(en) == zh_term, (en, terms.get(en))
 
 
+# terms a chapter uses in code or outputs but its prose does not name yet (issue 19, item 5: the chapter's Markdown
+# gains the term and a link to the glossary); the test below fails once the prose names one: then remove it here
+NOT_YET_IN_PROSE = {"cross-entropy", "peak learning rate, schedule"}
 TERMS = [row for row in glossary_terms() if CJK.search(row[2]) and row[0] not in PENDING]  # BLEU etc. stay as they are
 
 
@@ -272,7 +277,23 @@ def test_a_glossary_term_appears_in_the_zh_chapter_that_introduces_it(chapter, e
     paths = [p for p in zh.ZH_DIR.glob(f"{chapter}_*.ipynb")]
     assert paths, f"no zh chapter {chapter} for the glossary term {english!r}"
     text = "\n".join(c.source for c in nbformat.read(paths[0], as_version=4).cells if c.cell_type == "markdown")
+    if english in NOT_YET_IN_PROSE:
+        assert chinese not in text, f"{paths[0].name} says {chinese!r} now: remove {english!r} from NOT_YET_IN_PROSE"
+        return
     assert chinese in text, f"{paths[0].name} never says {chinese!r} ({english})"
+
+
+def test_the_glossary_has_one_chinese_term_per_concept():
+    table = GLOSSARY.read_text(encoding="utf-8").split("## 统一译名", 1)[1]
+    rows = re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", table, flags=re.M)[2:]   # after the header and rule
+    chosen = {zh_term for _, zh_term, _ in rows}
+    avoided = {w.strip() for _, _, avoid in rows for w in avoid.split("、") if w.strip() not in ("—", "")}
+    assert len(rows) >= 15 and not chosen & avoided
+    glossary = {zh_term for _, _, zh_term in glossary_terms()}
+    assert not glossary & avoided, f"the glossary's own terms include avoided ones: {glossary & avoided}"
+    messages = "\n".join(zh_text for _, zh_text in i18n.MESSAGES.values())
+    used = [w for w in avoided if len(w) > 1 and w in messages]
+    assert used == [], f"a checker or widget message uses an avoided term: {used}"
 
 
 def bold_that_does_not_render(text: str) -> list[str]:

@@ -39,10 +39,12 @@ ALLOWED: dict[str, dict[str, str]] = {
         "26.75": "quoted: Bahdanau et al. 2015, Table 1, RNNsearch-50 BLEU on WMT'14 English-French",
         "17.82": "quoted: Bahdanau et al. 2015, Table 1, RNNencdec-50 BLEU",
         "50": "the paper's model names (-50: trained on sentences of up to 50 words)",
+        "1.5": "a threshold: the entropy ratio the next cell's assert asks for (set in its code)",
     },
     "08_cost_of_attention": {
         "3,000": "the practitioner's seed (003): a 3,000-word paper",
         "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
+        "1.5": "a threshold: the time exponent the assert asks for (set in its code)",
     },
 }
 

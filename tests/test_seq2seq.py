@@ -168,8 +168,11 @@ def test_explorer_updates_its_widgets_kernel_side():
     box = translation_explorer(m, ["the dog sleeps", "a cat runs"])
     pick, typed, info, image = box.children
     assert "the dog sleeps" in info.value
+    fallback = box._repr_mimebundle_()["text/plain"]
+    assert fallback.startswith("TranslationExplorer(2 test sentences; showing: the dog sleeps  ->")
+    assert "children=" not in fallback, "a static reader sees what the explorer shows, not a VBox repr"
     pick.value = "a cat runs"
-    assert "a cat runs" in info.value
+    assert "a cat runs" in info.value and "showing: a cat runs" in repr(box)
     typed.value = "the unicorn sleeps"
     assert "Unknown word(s): &#x27;unicorn&#x27;" in info.value and image.value == b""
     assert plt.get_fignums() == open_before, "the explorer must close the figures it renders"

@@ -13,7 +13,6 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from helpers import exercises
 from helpers.plotting import draw_lookback, figure_png
 from helpers.widgets import (
     SEED_KEYS,
@@ -97,7 +96,8 @@ def test_readout_round_trip():
 def test_default_explorer_shows_the_seed_example(explorer):
     assert explorer.displayed_weights() == [0.4011, 0.4011, 0.1978]
     assert "qk-weights" in explorer.readout._dom_classes and "qk-q-x" in explorer.q_x._dom_classes
-    assert repr(explorer) == "QKExplorer(Q=[1.00, 0.00], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])"
+    assert repr(explorer) == ("QKExplorer(Q=[1.00, 0.00], keys=[[1, 0], [1, 1], [0, 1]], values=[[0.9, 0.1], "
+                              "[0.5, 0.5], [0.1, 0.9]], scale=on, T=1.00, weights=[0.4011, 0.4011, 0.1978])")
     assert explorer._repr_mimebundle_()["text/plain"] == repr(explorer)
     assert explorer.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -219,33 +219,13 @@ def test_lookback_checks_the_shape_and_draws_one_line_per_pair():
     assert len(ax.lines) == 12
     widths = [line.get_linewidth() for line in ax.lines]
     assert widths[int(torch.argmax(w.flatten()))] == max(widths)
+    legend = ax.get_legend()                                  # the scale: three sample widths, labelled
+    assert [text.get_text() for text in legend.get_texts()] == ["0.1", "0.5", "1"]
+    assert [h.get_linewidth() for h in legend.legend_handles] == pytest.approx([0.3 + 9 * v for v in (0.1, 0.5, 1)])
+    assert max(widths) < legend.legend_handles[-1].get_linewidth()   # no weight is wider than weight 1
     plt.close(ax.figure)
     with pytest.raises(ValueError, match=r"expected \(n_targets, n_sources\) = \(3, 4\)"):
         draw_lookback(w.T, list("abcd"), list("XYZ"))
-
-
-# ----------------------------------------------------------------------------------- exercise checkers (02, 03)
-def test_hand_weight_checker_names_the_usual_slips(capsys):
-    q, right = [1.0, 1.0], reference_weights([1.0, 1.0], SEED_KEYS)
-    assert exercises.check_hand_weights(None, q, SEED_KEYS) is False
-    assert "Not answered yet" in capsys.readouterr().out
-    assert exercises.check_hand_weights(right.tolist(), q, SEED_KEYS) is True
-    assert exercises.check_hand_weights(reference_weights(q, SEED_KEYS, scale=False), q, SEED_KEYS) is False
-    assert "WITHOUT the scale" in capsys.readouterr().out.splitlines()[-1]
-    assert exercises.check_hand_weights([1.0, 2.0, 1.0], q, SEED_KEYS) is False
-    assert "raw scores" in capsys.readouterr().out.splitlines()[-1]
-    assert exercises.check_hand_weights([0.3, 0.3, 0.3], q, SEED_KEYS) is False
-    assert "sum to 0.900" in capsys.readouterr().out.splitlines()[-1]
-
-
-def test_query_and_average_checkers():
-    assert exercises.check_query_favours_key([2.0, 2.0], SEED_KEYS, 1, 0.6, scale=True) is True
-    assert exercises.check_query_favours_key([1.0, 1.0], SEED_KEYS, 1, 0.6, scale=True) is False
-    assert exercises.check_query_favours_key([1.0, 1.0, 1.0], SEED_KEYS, 1) is False
-    states = np.eye(3)
-    assert exercises.check_weighted_average([0.5, 0, 0.5], states, [0.5, 0, 0.5]) is True
-    assert exercises.check_weighted_average([0.6, 0, 0.4], states, [0.5, 0, 0.5]) is False
-    assert exercises.check_weighted_average([0.6, 0, 0.6], states, [0.6, 0, 0.6]) is False   # does not sum to 1
 
 
 def test_decoding_step_view_follows_the_slider():
@@ -300,3 +280,14 @@ def test_decoding_step_view_redraws_only_what_moves_yet_matches_a_fresh_drawing(
     draw_decoding_step(["a", "b"], ["x", "y"], torch.tensor([[0.2, 0.8], [1.0, 0.0]]), 1, ax=ax)
     assert [round(b.get_height(), 2) for b in ax.patches] == [1.0, 0.0], "drawn again on its axes, the bars move"
     assert "chose 'y'" in ax.get_title(loc="left") and len(ax.patches) == 2
+
+
+def test_slider_check_is_wired_and_reads_well_without_a_widget_view():
+    from helpers.widgets import SliderCheck
+
+    check = SliderCheck()
+    bundle = check._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == "SliderCheck(a slider x = 3 and its square: x² = 9)"
+    check.slider.value = 7
+    assert check.square.value == "x² = 49" and "x = 7" in repr(check) and "children=" not in repr(check)

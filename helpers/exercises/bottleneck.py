@@ -3,30 +3,52 @@ from __future__ import annotations
 
 from helpers.i18n import t
 
-from .core import as_whole_number, checker, feedback, not_answered, register_solution, wrong
+from .core import Example, as_whole_number, checker, feedback, not_answered, register_solution, wrong
 
 __all__ = ["check_context_size"]
 
 
-@checker
-def check_context_size(answer, size: int, per_direction: int | None = None, embedding: int | None = None,
+def _sizes(size, per_direction, embedding):
+    """(encoder output size, one direction's size, embedding size) from numbers or from a model with `.encoder`."""
+    encoder = getattr(size, "encoder", size)
+    if hasattr(encoder, "output_size"):
+        return int(encoder.output_size), int(encoder.hidden), int(encoder.embedding.embedding_dim)
+    size = int(size)
+    return size, size // 2 if per_direction is None else int(per_direction), embedding
+
+
+def _context_size_example() -> Example:
+    """Exercise 01.1 with hidden 96 and emb 64; the slip adds the embedding to both states (2·96 + 64)."""
+    return Example(lambda a: check_context_size(a, 192, per_direction=96, embedding=64), 192, 2 * 96 + 64)
+
+
+@checker(exercises=("01.1",), example=_context_size_example)
+def check_context_size(answer, size, per_direction: int | None = None, embedding: int | None = None,
                        name: str = "context_numbers", exercise: str = "01.1", show_answer: bool = False) -> bool:
-    """How many numbers does the decoder receive about the source? `size` is the encoder's output size
-    (both directions); `per_direction` and `embedding` name the two likely slips."""
+    """How many numbers does the decoder receive about the source? `size` is the translator of the exercise (its
+    encoder's sizes are read from it, so the cell need not show the answer) or the encoder's output size (both
+    directions); `per_direction` and `embedding` name the likely slips."""
     if not_answered(answer, name):
         return False
     got = as_whole_number(answer, name)
     if got is None:
         return False
+    size, per_direction, embedding = _sizes(size, per_direction, embedding)
     if got == size:
         return feedback(True, t("ch01.size_ok", size=size))
-    per_direction = size // 2 if per_direction is None else per_direction
-    if got == per_direction:
-        message = t("ch01.one_direction")
-    elif embedding is not None and got == embedding:
-        message = t("ch01.embedding")
+    slips = {per_direction: t("ch01.one_direction")}
+    if embedding is not None:
+        slips.update({size + embedding: t("ch01.plus_embedding", emb=embedding),
+                      per_direction + embedding: t("ch01.one_direction_plus_embedding", emb=embedding),
+                      2 * (per_direction + embedding): t("ch01.plus_embedding", emb=embedding),
+                      embedding: t("ch01.embedding")})
+    slips.update({3 * per_direction: t("ch01.gates"), 6 * per_direction: t("ch01.gates")})
+    if got in slips:
+        message = slips[got]
     elif got in (1, 2):
         message = t("ch01.vectors")
+    elif got > size and got % size == 0:
+        message = t("ch01.times_length", n=got // size)
     elif got > size:
         message = t("ch01.too_big")
     else:

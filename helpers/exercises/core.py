@@ -1,9 +1,15 @@
-"""The shared core of the exercise checkers: feedback lines, input coercion, try counting and worked solutions.
+"""The shared core of the exercise checkers: feedback lines, input coercion, try counting, worked solutions and
+the checker registry.
 
 Every checker returns True or False and prints one line; it never raises, whatever a learner passes.
-A wrong answer first gets the likely slip or a hint; the expected value is shown only on a second wrong try
-of the same exercise, or on request (``show_answer=True``, or ``solution("04.2")`` for the worked solution).
-Tries are counted per exercise id in this kernel, so a fresh kernel always starts from the first try.
+A wrong answer has one path, ``wrong``: it counts a try of the exercise, names the likely slip or gives a hint on
+the first try, and shows the expected value only on a second wrong try of the same exercise, or on request
+(``show_answer=True``, or ``solution("04.2")`` for the worked solution). An answer that cannot be read as the kind
+of thing asked for (text for numbers, a list for a function, None) is not a try: ``unreadable`` says what was
+expected and counts nothing. Tries are counted per exercise id in this kernel, so a fresh kernel starts afresh.
+
+``@checker(exercises=..., example=...)`` registers a checker in ``CHECKERS``, the one list of checkers: the
+package's table, ``__all__`` and the tests' table of calls all come from it.
 """
 from __future__ import annotations
 
@@ -19,15 +25,15 @@ from helpers.i18n import get_lang, ordinal, t
 
 __all__ = [
     "feedback", "not_answered", "describe", "as_array", "as_number", "as_whole_number", "as_tensor", "returned",
-    "call_learner", "wrong", "tries", "reset_tries", "Solution", "register_solution", "solution", "exercise_ids",
-    "checker", "CHECKERS",
+    "call_learner", "wrong", "unreadable", "tries", "reset_tries", "Solution", "register_solution", "solution",
+    "exercise_ids", "checker", "Example", "CHECKERS",
     "check_close", "check_weights",
 ]
 
 FALLBACK = t("core.fallback", lang="en")  # tests require that no checker ever falls back to this (in any language)
 _TRIES: dict[str, int] = {}
 _SOLUTIONS: dict[str, Solution] = {}
-CHECKERS: dict[str, Callable[..., bool]] = {}
+CHECKERS: dict[str, Callable[..., bool]] = {}   # name -> checker, in registration order (see `checker`)
 
 
 # ---------------------------------------------------------------- feedback lines
@@ -35,6 +41,11 @@ def feedback(ok: bool, message: str) -> bool:
     """Print a one-line verdict ("Correct: ..." / "Not yet: ...") and return `ok` as a bool."""
     print(t("core.correct" if ok else "core.not_yet") + message)
     return bool(ok)
+
+
+def unreadable(message: str) -> bool:
+    """Say that an answer cannot be read as what the exercise asks for (False); not a try: nothing is counted."""
+    return feedback(False, message)
 
 
 def not_answered(answer, name: str = "answer") -> bool:
@@ -100,7 +111,7 @@ def as_array(answer, name: str = "answer", quiet: bool = False) -> np.ndarray | 
         except Exception:
             problem = t("core.unreadable_numbers", name=name, what=describe(answer))
     if not quiet:
-        feedback(False, problem)
+        unreadable(problem)
     return None
 
 
@@ -121,7 +132,7 @@ def as_number(answer, name: str = "answer", quiet: bool = False) -> float | None
                 return value
             problem = t("core.not_finite", name=name, value=value)
     if not quiet:
-        feedback(False, problem)
+        unreadable(problem)
     return None
 
 
@@ -132,7 +143,7 @@ def as_whole_number(answer, name: str = "answer", quiet: bool = False) -> int | 
         return None
     if not value.is_integer():
         if not quiet:
-            feedback(False, t("core.not_whole", name=name, value=value))
+            unreadable(t("core.not_whole", name=name, value=value))
         return None
     return int(value)
 
@@ -173,18 +184,19 @@ def reset_tries(exercise: str | None = None) -> None:
 
 
 def wrong(exercise: str, message: str, answer: str | None = None, show_answer: bool = False) -> bool:
-    """Count a wrong try of `exercise` and print `message`; add the expected answer on a second try or on request.
+    """The one path of a wrong answer: count a try of `exercise`, print `message` (the slip or a hint), and add
+    the expected answer only on a second try or on request.
 
-    `answer` is the expected value as text; without one, the second try points to ``solution(exercise)``.
+    `answer` is the expected value as text; the second try also points to ``solution(exercise)`` when the exercise
+    has a worked solution. With neither to show (a generic check outside an exercise), nothing is promised.
     """
     _TRIES[exercise] = _TRIES.get(exercise, 0) + 1
     message = message.rstrip()
+    reveal = (t("core.expected", answer=answer) if answer is not None else "") + (
+        t("core.worked_solution", exercise=repr(exercise)) if exercise in _SOLUTIONS else "")
     if show_answer or _TRIES[exercise] >= 2:
-        if answer is not None:
-            message += t("core.expected", answer=answer)
-        if exercise in _SOLUTIONS:
-            message += t("core.worked_solution", exercise=repr(exercise))
-    else:
+        message += reveal
+    elif reveal:
         message += t("core.try_again")
     return feedback(False, message)
 
@@ -227,8 +239,25 @@ def solution(exercise: str) -> None:
     print(t("core.solution_head", exercise=exercise, title=title) + f"\n\n{text}")
 
 
-def checker(fn: Callable[..., bool]) -> Callable[..., bool]:
-    """Register a public checker and make sure it never raises: an internal error becomes a feedback line."""
+class Example(NamedTuple):
+    """How to drive a checker in tests: call(answer) -> bool, a right answer, and a readable wrong answer (a
+    classic slip); the tests' table of calls is built from these."""
+
+    call: Callable[[object], bool]
+    right: object
+    wrong: object
+
+
+def checker(fn: Callable[..., bool] | None = None, *, exercises: tuple[str, ...] = (),
+            example: Callable[[], Example] | None = None):
+    """Register a public checker in ``CHECKERS`` and make sure it never raises (an internal error becomes a
+    feedback line). Use as ``@checker`` or ``@checker(exercises=("04.2",), example=make_example)``.
+
+    exercises: the ids (chapter.exercise) it answers, () for a generic check; example: a function returning the
+    checker's `Example` (built only when a test asks for it).
+    """
+    if fn is None:
+        return functools.partial(checker, exercises=exercises, example=example)
 
     @functools.wraps(fn)
     def safe(*args, **kwargs) -> bool:
@@ -239,6 +268,8 @@ def checker(fn: Callable[..., bool]) -> Callable[..., bool]:
             return feedback(False, t("core.fallback_detail", fallback=t("core.fallback"), error=type(e).__name__,
                                      detail=e))
 
+    safe.exercises = tuple(exercises)
+    safe.example = example
     CHECKERS[fn.__name__] = safe
     return safe
 
@@ -258,7 +289,17 @@ def _matches(got: np.ndarray, value, tol: float) -> bool:
     return v.shape == got.shape and bool(np.allclose(got, v, rtol=1e-2, atol=tol))
 
 
-@checker
+def _close_example() -> Example:
+    """check_close on one number: 0.75 for 0.5 is too high."""
+    return Example(lambda a: check_close(a, 0.5), 0.5, 0.75)
+
+
+def _weights_example() -> Example:
+    """check_weights asking for most of the weight on key 1: [0.8, 0.1, 0.1] puts it on key 0."""
+    return Example(lambda a: check_weights(a, most_on=1), [0.1, 0.8, 0.1], [0.8, 0.1, 0.1])
+
+
+@checker(example=_close_example)
 def check_close(answer, expected, name: str = "answer", tol: float = 1e-2, exercise: str | None = None,
                 slips=None, hint: str | None = None, show_answer: bool = False) -> bool:
     """Compare numbers (a scalar, list or tensor) with the expected ones within `tol`.
@@ -273,11 +314,12 @@ def check_close(answer, expected, name: str = "answer", tol: float = 1e-2, exerc
     if got is None:
         return False
     if want is None:
-        return feedback(False, t("core.expected_not_number", name=name))
+        return unreadable(t("core.expected_not_number", name=name))
     if got.shape != want.shape:
-        return feedback(False, t("core.wrong_shape", name=name, shape=tuple(got.shape), want=tuple(want.shape)))
+        return wrong(key, t("core.wrong_shape", name=name, shape=tuple(got.shape), want=tuple(want.shape)),
+                     _fmt(want), show_answer)
     if not np.all(np.isfinite(got)):
-        return feedback(False, t("core.nan", name=name))
+        return wrong(key, t("core.nan", name=name), _fmt(want), show_answer)
     if np.all(np.abs(got - want) <= tol):
         return feedback(True, t("core.close_within" if tol else "core.close_exact", name=name, value=_fmt(want),
                                 tol=tol))
@@ -293,7 +335,7 @@ def check_close(answer, expected, name: str = "answer", tol: float = 1e-2, exerc
     return wrong(key, hint, _fmt(want), show_answer)
 
 
-@checker
+@checker(example=_weights_example)
 def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e-2, most_on: int | None = None,
                   exercise: str | None = None, show_answer: bool = False) -> bool:
     """Check attention weights: numbers in [0, 1] summing to 1 along the last (key) axis; then optionally
@@ -303,20 +345,27 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
     w = as_array(weights, name)
     if w is None:
         return False
+    key = exercise or name
+    want = as_array(expected, "expected", quiet=True) if expected is not None else None
+    answer = (t("core.most_on_answer", position=most_on) if most_on is not None else
+              _fmt(want) if want is not None else None)
+
+    def no(message: str) -> bool:
+        return wrong(key, message, answer, show_answer)
+
     if w.ndim == 0:
-        return feedback(False, t("core.single_number", name=name))
+        return no(t("core.single_number", name=name))
+    if most_on is not None and (w.ndim != 1 or not 0 <= most_on < w.shape[0]):
+        return no(t("core.no_such_key", name=name, shape=w.shape, ordinal=ordinal(most_on)))
     if not np.all(np.isfinite(w)):
-        return feedback(False, t("core.nan", name=name))
+        return no(t("core.nan", name=name))
     if np.any(w < -1e-9) or np.any(w > 1 + 1e-9):
-        return feedback(False, t("core.outside_01", name=name))
+        return no(t("core.outside_01", name=name))
     sums = w.sum(axis=-1)
     if not np.allclose(sums, 1.0, atol=tol):
-        return feedback(False, t("core.not_sum_1", name=name, sums=_fmt(sums)))
+        return no(t("core.not_sum_1", name=name, sums=_fmt(sums)))
     if most_on is not None:
-        key = exercise or name
         wanted = ordinal(most_on)
-        if w.ndim != 1 or not 0 <= most_on < w.shape[0]:
-            return feedback(False, t("core.no_such_key", name=name, shape=w.shape, ordinal=wanted))
         if w[most_on] > 0.5:
             return feedback(True, t("core.most_on_ok", share=w[most_on], ordinal=wanted))
         top = int(np.argmax(w))
@@ -324,7 +373,7 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
             message = t("core.most_on_other", place=ordinal(top), top=top, ordinal=wanted, position=most_on)
         else:
             message = t("core.most_on_not_half", ordinal=wanted, share=w[most_on])
-        return wrong(key, message, t("core.most_on_answer", position=most_on), show_answer)
+        return no(message)
     if expected is None:
         return feedback(True, t("core.distribution_ok", name=name))
     return check_close(w, expected, name=name, tol=tol, exercise=exercise, show_answer=show_answer)

@@ -3,14 +3,24 @@ from __future__ import annotations
 
 from helpers.i18n import t
 
-from .core import check_close, checker, register_solution
+from .core import Example, check_close, checker, register_solution
 
 __all__ = ["check_attention_mib", "check_smallest_batch"]
 
 _MiB, _GiB = 2 ** 20, 2 ** 30
 
 
-@checker
+def _mib_example() -> Example:
+    """Exercise 08.1 at n = 8192; the slip gives bytes, not MiB."""
+    return Example(lambda a: check_attention_mib(a, 8192), 256, 8192 * 8192 * 4)
+
+
+def _batch_example() -> Example:
+    """Exercise 08.2; the slip is the last batch still under the limit."""
+    return Example(lambda a: check_smallest_batch(a), 9, 8)
+
+
+@checker(exercises=("08.1",), example=_mib_example)
 def check_attention_mib(answer, n: int = 8192, bytes_per_entry: int = 4, name: str = "my_mib", exercise: str = "08.1",
                         show_answer: bool = False) -> bool:
     """MiB of one n × n attention matrix with `bytes_per_entry` bytes per entry (1 MiB = 2²⁰ bytes)."""
@@ -24,7 +34,7 @@ def check_attention_mib(answer, n: int = 8192, bytes_per_entry: int = 4, name: s
                        hint=t("ch08.mib_hint"), show_answer=show_answer)
 
 
-@checker
+@checker(exercises=("08.2",), example=_batch_example)
 def check_smallest_batch(answer, limit_bytes: float = 24 * _GiB, n: int = 4000, heads: int = 8, layers: int = 6,
                          bytes_per_entry: int = 4, name: str = "my_batch", exercise: str = "08.2",
                          show_answer: bool = False) -> bool:

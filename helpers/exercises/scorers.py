@@ -7,7 +7,18 @@ import torch.nn as nn
 
 from helpers.i18n import t
 
-from .core import as_number, as_whole_number, checker, describe, feedback, not_answered, register_solution, wrong
+from .core import (
+    Example,
+    as_number,
+    as_whole_number,
+    checker,
+    describe,
+    feedback,
+    not_answered,
+    register_solution,
+    unreadable,
+    wrong,
+)
 
 __all__ = ["check_most_parameters", "check_dropout_row_sum"]
 
@@ -24,7 +35,17 @@ def _count(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
 
-@checker
+def _most_parameters_example() -> Example:
+    """Exercise 06.1 (the second answer; the first is the right scorer); the slip counts W_q and W_k only."""
+    return Example(lambda a: check_most_parameters("additive", a, d=64), 64 * 128 + 64, 2 * 64 * 64)
+
+
+def _dropout_example() -> Example:
+    """Exercise 06.2 at p = 0.1; the slip gives the share of weights that survive."""
+    return Example(lambda a: check_dropout_row_sum(a, p=0.1), 1.0, 0.9)
+
+
+@checker(exercises=("06.1",), example=_most_parameters_example)
 def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer", "most_params_count"),
                           exercise: str = "06.1", show_answer: bool = False) -> bool:
     """Which registered scorer has the most parameters when d_q = d_k = h = d, and how many? Every scorer in
@@ -34,7 +55,7 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     if not_answered(scorer, names[0]):
         return False
     if not isinstance(scorer, str) or scorer not in SCORERS:
-        return feedback(False, t("ch06.not_a_scorer", name=names[0], what=describe(scorer),
+        return unreadable(t("ch06.not_a_scorer", name=names[0], what=describe(scorer),
                                  names=", ".join(repr(n) for n in SCORERS)))
     modules = {n: _build(n, d) for n in SCORERS}
     counts = {n: _count(m) for n, m in modules.items()}
@@ -70,7 +91,7 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     return wrong(exercise, t("ch06.count_wrong", name=names[1], value=got, slip=slip), str(right), show_answer)
 
 
-@checker
+@checker(exercises=("06.2",), example=_dropout_example)
 def check_dropout_row_sum(answer, p: float, name: str = "expected_row_sum", exercise: str = "06.2",
                           show_answer: bool = False) -> bool:
     """The expected sum of one row of attention weights after nn.Dropout(p) in training mode (it is 1)."""

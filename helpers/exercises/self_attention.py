@@ -1,11 +1,15 @@
-"""Chapter 07 (self-attention and the Transformer): self-attention by hand, shuffling, heads' parameters."""
+"""Chapters 04 and 07 (masking; self-attention and the Transformer): self-attention by hand, a causal mask,
+shuffling, heads' parameters."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from helpers.i18n import t
 
 from .core import (
+    Example,
+    as_array,
     as_tensor,
     as_whole_number,
     call_learner,
@@ -15,19 +19,37 @@ from .core import (
     not_answered,
     register_solution,
     returned,
+    unreadable,
     wrong,
 )
 
-__all__ = ["check_self_attention", "check_shuffle_prediction", "check_multihead_parameters"]
+__all__ = ["check_self_attention", "check_causal_mask", "check_shuffle_prediction", "check_multihead_parameters"]
 
 
-@checker
+def _self_attention(X):
+    """The reference answer of 07.1.  X (n, d) -> context (n, d), weights (n, n)"""
+    w = torch.softmax(X @ X.T / X.shape[-1] ** 0.5, dim=-1)
+    return w @ X, w
+
+
+def _unscaled_self_attention(X):
+    """The classic slip of 07.1: no √d scale."""
+    w = torch.softmax(X @ X.T, dim=-1)
+    return w @ X, w
+
+
+def _self_attention_example() -> Example:
+    """Exercise 07.1; the slip leaves out the √d scale."""
+    return Example(lambda a: check_self_attention(a), _self_attention, _unscaled_self_attention)
+
+
+@checker(exercises=("07.1",), example=_self_attention_example)
 def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1", show_answer: bool = False) -> bool:
     """Check fn(X (n, d)) -> (context (n, d), weights (n, n)) is scaled dot-product self-attention, Q = K = V = X."""
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, t("ch07.not_function", name=name, what=describe(fn)))
+        return unreadable(t("ch07.not_function", name=name, what=describe(fn)))
     X = torch.randn(6, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     ok, out = call_learner(fn, X.clone(), name=name)
     if not ok:
@@ -41,13 +63,19 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
         return wrong(exercise, t("ch07.weights_shape", shape=tuple(weights.shape)), None, show_answer)
     if not torch.isfinite(weights).all() or (weights < 0).any():
         return wrong(exercise, t("ch07.weights_nan"), None, show_answer)
-    if not torch.allclose(weights.sum(-1), torch.ones(6, dtype=torch.float64), atol=1e-6):
-        return wrong(exercise, t("ch07.weights_sum"), None, show_answer)
     right = torch.softmax(X @ X.T / 2.0, dim=-1)
+    if not torch.allclose(weights.sum(-1), torch.ones(6, dtype=torch.float64), atol=1e-6):
+        columns = torch.allclose(weights, right.T, atol=1e-6)
+        return wrong(exercise, t("ch07.softmax_columns" if columns else "ch07.weights_sum"), None, show_answer)
     if not torch.allclose(weights, right, atol=1e-6):
-        if torch.allclose(weights, torch.softmax(X @ X.T, dim=-1), atol=1e-6):
-            return wrong(exercise, t("ch07.not_scaled"), None, show_answer)
+        slips = [(torch.softmax(X @ X.T, dim=-1), t("ch07.not_scaled")),
+                 (torch.softmax(X @ X.T / 4.0, dim=-1), t("ch07.divided_by_d"))]
+        for candidate, sentence in slips:
+            if torch.allclose(weights, candidate, atol=1e-6):
+                return wrong(exercise, sentence, None, show_answer)
         return wrong(exercise, t("ch07.weights_differ"), None, show_answer)
+    if context is not None and context.shape == (6, 4) and torch.allclose(context, right.T @ X, atol=1e-6):
+        return wrong(exercise, t("ch07.context_transposed"), None, show_answer)
     if context is None or context.shape != (6, 4) or not torch.allclose(context, right @ X, atol=1e-6):
         return wrong(exercise, t("ch07.context_wrong"), None, show_answer)
     return feedback(True, t("ch07.self_attention_ok"))
@@ -58,7 +86,12 @@ _SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffle
 _CHANGED = ("changed", "change", "different", "differ", "改变", "变了", "变化", "不同", "不一样")
 
 
-@checker
+def _shuffle_example() -> Example:
+    """Exercise 07.4a (no positions); the slip expects the outputs to change."""
+    return Example(lambda a: check_shuffle_prediction(a, with_positions=False), "shuffled the same way", "changed")
+
+
+@checker(exercises=("07.4a", "07.4b"), example=_shuffle_example)
 def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_prediction", exercise: str | None = None,
                              show_answer: bool = False) -> bool:
     """What happens to self-attention's outputs when the input sequence is shuffled? Answer "shuffled the same way"
@@ -67,12 +100,12 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
         return False
     exercise = exercise or ("07.4b" if with_positions else "07.4a")
     if not isinstance(answer, str):
-        return feedback(False, t("ch07.shuffle_type", name=name, what=describe(answer)))
+        return unreadable(t("ch07.shuffle_type", name=name, what=describe(answer)))
     text = answer.lower()
     changed = any(w in text for w in _CHANGED)
     same = any(w in text for w in _SAME) and not changed
     if not (same or changed):
-        return feedback(False, t("ch07.shuffle_unclear", name=name, answer=repr(answer)))
+        return unreadable(t("ch07.shuffle_unclear", name=name, answer=repr(answer)))
     expected = "changed" if with_positions else "shuffled the same way"  # the answer words stay English
     if changed == with_positions:
         return feedback(True, t("ch07.shuffle_ok_positions") if with_positions else t("ch07.shuffle_ok_set"))
@@ -80,7 +113,12 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
     return wrong(exercise, message, repr(expected), show_answer)
 
 
-@checker
+def _heads_example() -> Example:
+    """Exercise 07.3 at d_model 64, 8 heads; the slip multiplies by the number of heads."""
+    return Example(lambda a: check_multihead_parameters(a, 64, 8), 4 * 64 * 64 + 4 * 64, 8 * (4 * 64 * 64 + 4 * 64))
+
+
+@checker(exercises=("07.3",), example=_heads_example)
 def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = True,
                                name: str = "my_parameters", exercise: str = "07.3", show_answer: bool = False) -> bool:
     """Parameters of multi-head attention (W_Q, W_K, W_V, W_O, each d_model × d_model, plus biases if `bias`):
@@ -107,6 +145,83 @@ def check_multihead_parameters(answer, d_model: int, n_heads: int, bias: bool = 
     message = slips.get(got, t("ch07.count_hint_bias" if bias else "ch07.count_hint"))
     return wrong(exercise, t("core.is_value", name=name, value=got, sentence=message), str(right), show_answer)
 
+
+def _mask_example() -> Example:
+    """Exercise 07.2 with n = 6; the slip is the transposed mask (upper triangle)."""
+    return Example(lambda a: check_causal_mask(a, 6), torch.ones(6, 6, dtype=torch.bool).tril(),
+                   torch.ones(6, 6, dtype=torch.bool).triu())
+
+
+def _is_bool(mask) -> bool:
+    """Is `mask` of a boolean dtype (a bool tensor or array, or nested lists of True/False)?"""
+    if isinstance(mask, torch.Tensor):
+        return mask.dtype == torch.bool
+    try:
+        return np.asarray(mask).dtype == bool
+    except Exception:
+        return False
+
+
+@checker(exercises=("07.2", "04.3"), example=_mask_example)
+def check_causal_mask(mask, n: int, name: str = "my_mask", exercise: str = "07.2", show_answer: bool = False) -> bool:
+    """Check a causal mask (n, n): True (may attend) on and below the diagonal, False above it."""
+    if not_answered(mask, name):
+        return False
+    m = as_array(mask, name)
+    if m is None:
+        return False
+    answer = f"torch.ones({n}, {n}, dtype=torch.bool).tril()"
+    if m.shape != (n, n):
+        squeezed = tuple(k for k in m.shape if k != 1)
+        key = "ch07.mask_extra_axis" if m.ndim > 2 and squeezed == (n, n) else "ch07.mask_shape"
+        return wrong(exercise, t(key, name=name, shape=tuple(m.shape), n=n), answer, show_answer)
+    if np.all((m == 0) | np.isneginf(m)) and np.any(np.isneginf(m)):
+        return wrong(exercise, t("ch07.mask_additive", name=name), answer, show_answer)
+    if not np.all((m == 0) | (m == 1)):
+        return wrong(exercise, t("ch07.mask_bool", name=name), answer, show_answer)
+    if not _is_bool(mask):
+        return wrong(exercise, t("ch07.mask_not_bool", name=name), answer, show_answer)
+    m = m.astype(bool)
+    right = np.tril(np.ones((n, n), dtype=bool))
+    if np.array_equal(m, right):
+        return feedback(True, t("ch07.mask_ok", n=n))
+    if n > 1 and np.array_equal(m, right.T):
+        return wrong(exercise, t("ch07.mask_transposed"), answer, show_answer)
+    if n > 1 and np.array_equal(m, ~right):
+        return wrong(exercise, t("ch07.mask_inverted"), answer, show_answer)
+    if n > 1 and np.array_equal(m, np.tril(right, -1)):
+        return wrong(exercise, t("ch07.mask_no_diagonal"), answer, show_answer)
+    if np.any(np.triu(m, 1)):
+        i, j = np.argwhere(np.triu(m, 1))[0]
+        return wrong(exercise, t("ch07.mask_sees_later", i=i, j=j), answer, show_answer)
+    if not np.all(np.diag(m)):
+        return wrong(exercise, t("ch07.mask_some_diagonal"), answer, show_answer)
+    i, j = np.argwhere(~m & right)[0]
+    return wrong(exercise, t("ch07.mask_misses_earlier", i=i, j=j), answer, show_answer)
+
+
+
+register_solution("07.2", "a causal mask", """
+Rows are queries, columns keys; True means "may attend". Query i may see keys 0..i: on and below the diagonal.
+
+    my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
+""", zh_title="因果掩码", zh_text="""
+行是查询，列是键；True 表示“可以关注”。查询 i 可以看到键 0..i：对角线及其下方。
+
+    my_mask = torch.tril(torch.ones(6, 6, dtype=torch.bool))
+""")
+
+register_solution("04.3", "a mask that hides later words", """
+Rows are queries, columns keys; True means "may attend". Word i may see words 0..i, itself and the ones before
+it: True on and below the diagonal, False above it. Make it bool, so that `~mask` flips it:
+
+    my_mask = torch.ones(4, 4, dtype=torch.bool).tril()
+""", zh_title="遮住后面词的掩码", zh_text="""
+行是查询，列是键；True 表示“可以关注”。第 i 个词能看到第 0..i 个词，也就是它自己和它前面的词：
+对角线及其下方为 True，上方为 False。要用布尔型，这样 `~mask` 才能把它取反：
+
+    my_mask = torch.ones(4, 4, dtype=torch.bool).tril()
+""")
 
 register_solution("07.4a", "shuffling without positions", """
 Self-attention sees a set: the score of query i and key j is qᵢ·kⱼ, whatever their places. Shuffle the inputs

@@ -1,15 +1,32 @@
 """Chapter 00 (start here): the first exercise, weights that favour one key."""
 from __future__ import annotations
 
-from .core import check_weights, checker, register_solution
+from helpers.i18n import t
+
+from .core import Example, as_array, check_weights, checker, not_answered, register_solution, wrong
 
 __all__ = ["check_start_weights"]
 
 
-@checker
+def _start_example() -> Example:
+    """Exercise 00.1 as the notebook calls it; the classic slip puts the weight on the first key (position 0)."""
+    return Example(lambda a: check_start_weights(a), [0.1, 0.8, 0.1], [0.8, 0.1, 0.1])
+
+
+@checker(exercises=("00.1",), example=_start_example)
 def check_start_weights(weights, key_index: int = 1, name: str = "my_weights", exercise: str = "00.1",
-                        show_answer: bool = False) -> bool:
-    """Exercise 00.1: three weights, a probability distribution, with most (> half) of it on key `key_index`."""
+                        show_answer: bool = False, n_keys: int = 3) -> bool:
+    """Exercise 00.1: `n_keys` weights (n_keys,), a probability distribution, with most (> half) of it on key
+    `key_index`."""
+    if not_answered(weights, name):
+        return False
+    w = as_array(weights, name)
+    if w is None:
+        return False
+    if w.ndim != 0 and w.shape != (n_keys,):
+        extra = w.size == n_keys and w.ndim > 1
+        return wrong(exercise, t("ch00.extra_axis" if extra else "ch00.n_weights", name=name, shape=tuple(w.shape),
+                                 n=n_keys), t("core.most_on_answer", position=key_index), show_answer)
     return check_weights(weights, name=name, most_on=key_index, exercise=exercise, show_answer=show_answer)
 
 

@@ -7,6 +7,7 @@ language) or, per target word, a tuple of source positions, possibly empty (the 
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -15,6 +16,7 @@ import torch
 from helpers.i18n import t
 
 from .core import (
+    Example,
     as_tensor,
     as_whole_number,
     call_learner,
@@ -24,6 +26,7 @@ from .core import (
     not_answered,
     register_solution,
     returned,
+    unreadable,
     wrong,
 )
 
@@ -80,7 +83,42 @@ def _show_positions(sets) -> str:
     return "[" + ", ".join(str(s[0]) if len(s) == 1 else str(list(s)) for s in sets) + "]"
 
 
-@checker
+_SENTENCE, _ALIGN_SENTENCE = "a small cat slept under the table", "a cat slept in the house"  # 01.2 and 05.1
+_MAP = torch.tensor([[0.1, 0.7, 0.2], [0.6, 0.3, 0.1], [0.2, 0.1, 0.7], [0.1, 0.2, 0.7]])  # (n_target, n_source)
+
+
+def _translation_example() -> Example:
+    """Exercise 01.2; the slip keeps the English order (the verb before the place phrase)."""
+    target = " ".join(_gold(_SENTENCE.split())[0])
+    english_order = "yi zhi xiaoxiao de mao shuijiao le zai zhuozi xia"
+    return Example(lambda a: check_translation(a, _SENTENCE), target, english_order)
+
+
+def _alignment_example() -> Example:
+    """Exercise 05.1; the slip counts positions from 1."""
+    sets = _gold(_ALIGN_SENTENCE.split())[1]
+    typed = lambda shift: [[a + shift for a in s] for s in sets]  # noqa: E731
+    return Example(lambda a: check_alignment(a, _ALIGN_SENTENCE), typed(0), typed(1))
+
+
+def _map_example() -> Example:
+    """Exercise 05.2 on a small map; the slip reads the position counting from 1."""
+    return Example(lambda a: check_most_attended(a, _MAP, 2), 2, 3)
+
+
+def _step_example() -> Example:
+    """Exercise 05.3 with the course's (B, 1, S) mask; the slip masks (B, S) scores with it, keeping its extra axis."""
+    def right(query, states, mask, score_fn):
+        return _reference_step(query, states, mask[:, 0], score_fn)
+
+    def extra_axis(query, states, mask, score_fn):
+        w = torch.softmax(score_fn(query, states).masked_fill(~mask, float("-inf")), -1)   # (B, B, S)
+        return torch.nan_to_num(w).sum(1) @ states[0], torch.nan_to_num(w)
+
+    return Example(lambda a: check_attention_step(a, with_query_axis=True), right, extra_axis)
+
+
+@checker(exercises=("01.2",), example=_translation_example)
 def check_translation(answer, source, name: str = "my_translation", references=None, exercise: str = "01.2",
                       show_answer: bool = False) -> bool:
     """Check a hand translation of a toy-language source sentence (a string or a list of target words).
@@ -92,11 +130,11 @@ def check_translation(answer, source, name: str = "my_translation", references=N
         return False
     got = _as_tokens(answer)
     if got is None:
-        return feedback(False, t("ch05.not_words", name=name, what=describe(answer)))
+        return unreadable(t("ch05.not_words", name=name, what=describe(answer)))
     if references is None:
         found, problem = _gold_or_message(source)
         if problem:
-            return feedback(False, problem)
+            return unreadable(problem)
         refs = found[3]
     else:
         refs = [_as_tokens(r) or [] for r in references]
@@ -121,8 +159,9 @@ def check_translation(answer, source, name: str = "my_translation", references=N
     return wrong(exercise, t("ch05.order", position=j, word=got[j]), answer_text, show_answer)
 
 
-def _positions(answer, n_src: int, name: str):
-    """The learner's alignment as a list of sorted tuples, or (None, a sentence saying what is wrong)."""
+def _positions(answer, name: str):
+    """The learner's alignment as a list of sorted tuples of whole numbers, or (None, a sentence saying why it cannot
+    be read); positions are not checked against the sentence's length here."""
     if isinstance(answer, (torch.Tensor, np.ndarray)):
         answer = answer.tolist() if answer.ndim == 1 else answer
     if not isinstance(answer, (list, tuple)):
@@ -137,14 +176,12 @@ def _positions(answer, n_src: int, name: str):
             if not ok:
                 what = describe(a) if not isinstance(a, numbers.Real) else a
                 return None, t("ch05.entry_not_whole", k=k, name=name, what=what)
-            if not 0 <= int(a) < n_src:
-                return None, t("ch05.entry_range", k=k, name=name, value=int(a), last=n_src - 1)
             positions.append(int(a))
         out.append(tuple(sorted(set(positions))))
     return out, None
 
 
-@checker
+@checker(exercises=("05.1",), example=_alignment_example)
 def check_alignment(answer, source, name: str = "my_alignment", gold=None, exercise: str = "05.1",
                     show_answer: bool = False) -> bool:
     """Check a hand alignment: for each target word, the 0-based source position it translates, or a list of
@@ -153,22 +190,28 @@ def check_alignment(answer, source, name: str = "my_alignment", gold=None, exerc
         return False
     found, problem = _gold_or_message(source)
     if problem and gold is None:
-        return feedback(False, problem)
+        return unreadable(problem)
     src, tgt = (found[0], found[1]) if found else (_source_tokens(source), None)
     sets = [_as_set(a) for a in gold] if gold is not None else found[2]
     tgt = tgt if tgt is not None and len(tgt) == len(sets) else [t("ch05.word_name", k=k) for k in range(len(sets))]
-    got, problem = _positions(answer, len(src), name)
+    got, problem = _positions(answer, name)
     if problem:
-        return feedback(False, problem)
+        return unreadable(problem)
+    answer_text = _show_positions(sets)
     if len(got) != len(sets):
-        return feedback(False, t("ch05.entries", name=name, n=len(got), words=len(sets), target=" ".join(tgt)))
+        return wrong(exercise, t("ch05.entries", name=name, n=len(got), words=len(sets), target=" ".join(tgt)),
+                     answer_text, show_answer)
     if got == sets:
         one_to_one = all(len(s) == 1 for s in sets)
         return feedback(True, t("ch05.permutation_ok") if one_to_one else t("ch05.sets_ok"))
-    answer_text = _show_positions(sets)
     shifted = [tuple(a - 1 for a in g) for g in got]
     if shifted == sets:
         return wrong(exercise, t("ch05.one_based"), answer_text, show_answer)
+    for k, entry in enumerate(got):
+        outside = [a for a in entry if not 0 <= a < len(src)]
+        if outside:
+            return wrong(exercise, t("ch05.entry_range", k=k, name=name, value=outside[0], last=len(src) - 1),
+                         answer_text, show_answer)
     j = next(k for k, (a, b) in enumerate(zip(got, sets, strict=True)) if a != b)
     a, b = set(got[j]), set(sets[j])
     words = lambda s: ", ".join(f"{p} ('{src[p]}')" for p in sorted(s))  # noqa: E731
@@ -185,7 +228,7 @@ def check_alignment(answer, source, name: str = "my_alignment", gold=None, exerc
     return wrong(exercise, message, answer_text, show_answer)
 
 
-@checker
+@checker(exercises=("05.2",), example=_map_example)
 def check_most_attended(answer, weights, step: int, name: str = "looked_at", exercise: str = "05.2",
                         show_answer: bool = False) -> bool:
     """Which source position (0-based) gets the most weight at output step `step` (0-based) of `weights`
@@ -199,14 +242,14 @@ def check_most_attended(answer, weights, step: int, name: str = "looked_at", exe
     while w is not None and w.dim() > 2 and w.shape[0] == 1:
         w = w[0]
     if w is None or w.dim() != 2 or not 0 <= step < w.shape[0]:
-        return feedback(False, t("ch05.bad_map"))
+        return unreadable(t("ch05.bad_map"))
     right = int(w[step].argmax())
     if got == right:
         return feedback(True, t("ch05.looks_hardest", step=step, position=right))
     if got == right + 1:
         message = t("ch05.map_one_based")
     elif not 0 <= got < w.shape[1]:
-        return feedback(False, t("ch05.map_range", name=name, value=got, last=w.shape[1] - 1))
+        message = t("ch05.map_range", last=w.shape[1] - 1)
     elif any(0 <= s < w.shape[0] and int(w[s].argmax()) == got for s in (step - 1, step + 1)):
         message = t("ch05.neighbour", word=step + 1, row=step)
     elif step < w.shape[1] and int(w[:, step].argmax()) == got:
@@ -280,7 +323,7 @@ def _call_step(fn, name, inputs, with_query_axis):
     return ctx, w, calls, None
 
 
-@checker
+@checker(exercises=("05.3",), example=_step_example)
 def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = False, exercise: str = "05.3",
                          show_answer: bool = False) -> bool:
     """Check the attention part of one decoder step:
@@ -290,7 +333,7 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
-        return feedback(False, t("ch05.step_not_function", name=name, what=describe(fn)))
+        return unreadable(t("ch05.step_not_function", name=name, what=describe(fn)))
     inputs = _step_inputs(3, [5, 3, 4])
     query, states, mask, score_fn = inputs
     B, S, C = states.shape
@@ -299,6 +342,9 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
         return wrong(exercise, problem, None, show_answer)
     if ctx.shape == (B, S) and w.shape == (B, C):
         return wrong(exercise, t("ch05.swapped"), None, show_answer)
+    if w.shape == (B, B, S):
+        return wrong(exercise, t("ch05.mask_extra_axis" if with_query_axis else "ch05.query_axis_broadcast", B=B, S=S),
+                     None, show_answer)
     if w.shape != (B, S):
         return wrong(exercise, t("ch05.weights_shape", B=B, S=S, shape=tuple(w.shape)), None, show_answer)
     if not calls:
@@ -365,20 +411,98 @@ def _outputs(out) -> list:
     return [as_tensor(x) if x is not None else None for x in items]
 
 
-@checker
-def check_decoder_step(step_fn, reference, inputs, mistakes=None, encoder_arg: int = 1, name: str = "my_step",
-                       exercise: str = "05.4", show_answer: bool = False) -> bool:
-    """Check a whole decoder step against a `reference` step the caller passes in (same signature, same outputs).
+# ---------------------------------------------------------------- a whole decoder step of a chapter-05 translator
+def _luong_reference(decoder, y_prev, state, keys, enc):
+    """One step of Luong's wiring by the helper's own forward pass over one target position.
+    y_prev (B,), state s_{t-1} (B, hidden) -> logits (B, V), weights (B, S), s_t (B, hidden)"""
+    logits, weights, new_state = decoder(y_prev[:, None], enc, state[None])
+    return logits[:, 0], weights[:, 0], new_state[0]
 
-    inputs: the arguments both steps are called with (a tuple). mistakes: {sentence: wrong_step} known wrong
-    versions (e.g. the query taken from the wrong state); a learner whose outputs match one gets its sentence.
-    encoder_arg: which argument holds the encoder states; if the learner's output ignores them, the context
-    does not reach the output.
+
+def _bahdanau_reference(decoder, y_prev, state, keys, enc):
+    """One step of Bahdanau's wiring: the helper's `BahdanauDecoder.step`."""
+    return decoder.step(y_prev, state, keys, enc)
+
+
+def _step_variant(decoder, y_prev, state, keys, enc, query="own", masked=True, context="attention",
+                  new_state=True):
+    """A decoder step with one classic slip, built from the decoder's own parts (either wiring).
+    query: "own" (the wiring's), "previous" (s_{t-1}) or "current" (s_t); context: "attention" or "summary"."""
+    e = decoder.embedding(y_prev)
+    mask = enc.mask if masked else torch.ones_like(enc.mask)
+
+    def attend(q):
+        c, w = decoder.scorer(q[:, None, :], keys, enc.outputs, mask=mask)
+        return (c[:, 0], w[:, 0]) if context == "attention" else (enc.summary, w[:, 0])
+
+    if decoder.wiring == "luong":
+        s_t = decoder.rnn(e[:, None], state[None])[0][:, 0]
+        c, w = attend(state if query == "previous" else s_t)
+    else:
+        c, w = attend(state)
+        s_t = decoder.cell(torch.cat([e, c], dim=-1), state)
+    return decoder.readout(s_t, c, e), w, s_t if new_state else state
+
+
+def _wiring_exercise(model, batch):
+    """(reference step, inputs, {sentence: wrong step}, encoder_arg) for the first target step of `batch` through
+    `model`'s attention decoder; the learner's step takes (decoder, y_prev, state, keys, enc)."""
+    decoder = model.decoder
+    enc = model.encode(batch)
+    keys = decoder.key_proj(enc.outputs)
+    inputs = (decoder, batch.tgt_in[:, 0], decoder.initial_state(enc)[0], keys, enc)
+    slip = lambda **kw: lambda *args: _step_variant(*args, **kw)  # noqa: E731
+    mistakes = {t("ch05.step_unmasked"): slip(masked=False), t("ch05.step_summary"): slip(context="summary"),
+                t("ch05.step_old_state"): slip(new_state=False)}
+    if decoder.wiring == "luong":
+        mistakes = {t("ch05.luong_previous_query"): slip(query="previous"), **mistakes}
+        return _luong_reference, inputs, mistakes, 3
+    return _bahdanau_reference, inputs, mistakes, 3
+
+
+def _decoder_example() -> Example:
+    """Exercise 05.4 on an untrained Luong-wired translator; the slip queries with s_{t-1} (Bahdanau's query)."""
+    model, batch = _example_model()
+    right = _luong_reference
+    wrong_step = lambda *args: _step_variant(*args, query="previous")  # noqa: E731
+    return Example(lambda a: check_decoder_step(a, model=model, batch=batch), right, wrong_step)
+
+
+@functools.cache
+def _example_model():
+    """A small untrained Luong-wired translator and a padded batch of three toy sentences (for tests)."""
+    from helpers import toylang
+    from helpers.seq2seq import make_batch, make_model
+
+    model = make_model("attention", wiring="luong", emb=8, hidden=8, attn_hidden=8, seed=0).eval()
+    pairs = [(s.split(), toylang.translate(s.split())[0]) for s in ("a cat slept", "the dog saw a big cat",
+                                                                     "a man slept")]
+    return model, make_batch(pairs, model.src_vocab, model.tgt_vocab)
+
+
+@checker(exercises=("05.4",), example=_decoder_example)
+def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, encoder_arg: int = 1,
+                       name: str = "my_step", exercise: str = "05.4", show_answer: bool = False, *, model=None,
+                       batch=None) -> bool:
+    """Check a whole decoder step against a reference step (same signature, same outputs).
+
+    Chapter 05: ``check_decoder_step(my_step, model=translator, batch=batch)`` checks
+    my_step(decoder, y_prev (B,), state s_{t-1} (B, hidden), keys (B, S, key_size), enc) -> (logits (B, V),
+    weights (B, S), s_t (B, hidden)) against the translator's own wiring (Luong's or Bahdanau's) on the first
+    target step of `batch`, and names the classic slips (the query of the other wiring, padding not masked, the
+    summary instead of the context, the old state returned).
+    Otherwise: reference, a step; inputs, the arguments both are called with (a tuple); mistakes, {sentence:
+    wrong_step}; encoder_arg, which argument holds the encoder states (if the learner's output ignores them, the
+    context does not reach the output).
     """
     if not_answered(step_fn, name):
         return False
     if not callable(step_fn) or isinstance(step_fn, torch.Tensor):
-        return feedback(False, t("ch05.decoder_not_function", name=name, what=describe(step_fn)))
+        return unreadable(t("ch05.decoder_not_function", name=name, what=describe(step_fn)))
+    if model is not None:
+        with torch.no_grad():
+            reference, inputs, known, encoder_arg = _wiring_exercise(model, batch)
+        mistakes = {**known, **(mistakes or {})}
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     copy = lambda xs: tuple(x.clone() if isinstance(x, torch.Tensor) else x for x in xs)  # noqa: E731
     with torch.no_grad():
@@ -401,7 +525,8 @@ def check_decoder_step(step_fn, reference, inputs, mistakes=None, encoder_arg: i
     if 0 <= encoder_arg < len(args) and isinstance(args[encoder_arg], torch.Tensor):
         moved = list(copy(args))
         moved[encoder_arg] = moved[encoder_arg] + 1.0
-        ok, out2 = call_learner(step_fn, *moved, name=name)
+        with torch.no_grad():
+            ok, out2 = call_learner(step_fn, *moved, name=name)
         if ok and got[0] is not None and _close(_outputs(out2)[0], got[0], 1e-9):
             return wrong(exercise, t("ch05.context_unused"), None, show_answer)
     k = bad[0]
@@ -461,4 +586,26 @@ register_solution("05.3", "the attention part of a decoder step", """
         weights = torch.nan_to_num(weights)                       # an all-padding row: 0/0 -> 0
         context = (weights.unsqueeze(-1) * encoder_states).sum(1) # (B, C)
         return context, weights
+""")
+register_solution("05.4", "one decoder step of Luong's wiring", """
+Luong's wiring runs the recurrence first, on the embedding alone, and queries with the new state s_t; the
+readout is the same [s_t; c_t; e]. With a Luong-wired translator the GRU is `decoder.rnn` (an nn.GRU over a
+sequence, here of length 1):
+
+    def my_step(decoder, y_prev, state, keys, enc):
+        e = decoder.embedding(y_prev)                                   # (B, emb)
+        s_t = decoder.rnn(e[:, None], state[None])[0][:, 0]             # (B, hidden)  GRU first, no context
+        context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # query s_t
+        logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
+        return logits, weights[:, 0], s_t
+""", zh_title="Luong 式连接的一步解码", zh_text="""
+Luong 式连接先只用词嵌入跑一步循环网络，再用新状态 s_t 做查询；输出部分同样读 [s_t; c_t; e]。
+在 Luong 式连接的翻译模型里，GRU 是 `decoder.rnn`（作用在序列上的 nn.GRU，这里序列长度为 1）：
+
+    def my_step(decoder, y_prev, state, keys, enc):
+        e = decoder.embedding(y_prev)                                   # (B, emb)
+        s_t = decoder.rnn(e[:, None], state[None])[0][:, 0]             # (B, hidden)  GRU first, no context
+        context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # query s_t
+        logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
+        return logits, weights[:, 0], s_t
 """)

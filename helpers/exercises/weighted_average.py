@@ -1,4 +1,4 @@
-"""Chapter 02 (attention as a weighted average): hand-set weights and a query that favours one key."""
+"""Chapters 02 and 03 (attention as a weighted average; Q, K, V): hand-set weights, a query that favours one key."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import torch
 
 from helpers.i18n import t
 
-from .core import as_array, checker, feedback, not_answered, register_solution, wrong
+from .core import Example, as_array, checker, feedback, not_answered, register_solution, wrong
 
 __all__ = ["check_weighted_average", "check_query_favours_key"]
 
@@ -34,7 +34,24 @@ def weights_problem(w: np.ndarray, n: int, name: str) -> str | None:
     return None
 
 
-@checker
+# chapter 02's five encoder states (the, cat, drank, warm, milk) over five features, for the examples
+_H = np.array([[0.1, 0.0, 0.0, 0.3, 0.9], [0.9, 0.0, 0.1, 0.0, 0.1], [0.2, 0.4, 0.9, 0.0, 0.0],
+               [0.0, 0.3, 0.0, 0.9, 0.2], [0.1, 0.9, 0.1, 0.1, 0.0]])
+_WORDS = ["the", "cat", "drank", "warm", "milk"]
+
+
+def _average_example() -> Example:
+    """Exercise 02.1: halfway between 'cat' and 'milk'; the slip spreads the weight evenly."""
+    return Example(lambda a: check_weighted_average(a, _H, (_H[1] + _H[4]) / 2), [0, 0.5, 0, 0, 0.5],
+                   [0.2, 0.2, 0.2, 0.2, 0.2])
+
+
+def _query_example() -> Example:
+    """Exercise 02.2: a query that favours 'drank'; the slip points along the feature 'cat' is strongest in."""
+    return Example(lambda a: check_query_favours_key(a, _H, 2, key_names=_WORDS), [0, 0, 3, 0, 0], [3, 0, 0, 0, 0])
+
+
+@checker(exercises=("02.1",), example=_average_example)
 def check_weighted_average(weights, states, target, name: str = "my_weights", tol: float = 2e-2,
                            exercise: str = "02.1", show_answer: bool = False) -> bool:
     """Do hand-set weights (n,) turn `states` (n, d) into the `target` average (d,)? Says what is off."""
@@ -44,41 +61,61 @@ def check_weighted_average(weights, states, target, name: str = "my_weights", to
     target_ = as_array(target, "target", quiet=True)
     if w is None:
         return False
+    exact, *_ = np.linalg.lstsq(H.T, target_, rcond=None)
+    answer = str(np.round(exact, 3).tolist())
     problem = weights_problem(w, H.shape[0], name)
     if problem:
-        return feedback(False, problem)
+        return wrong(exercise, problem, answer, show_answer)
     got = w @ H
     if np.max(np.abs(got - target_)) <= tol:
         return feedback(True, t("ch02.average_ok", average=np.round(got, 3).tolist()))
-    exact, *_ = np.linalg.lstsq(H.T, target_, rcond=None)
     return wrong(exercise, t("ch02.average_wrong", average=np.round(got, 3).tolist(),
-                             target=np.round(target_, 3).tolist()),
-                 str(np.round(exact, 3).tolist()), show_answer)
+                             target=np.round(target_, 3).tolist()), answer, show_answer)
 
 
-@checker
+def example_query(keys: np.ndarray, key_index: int, threshold: float, scale: bool) -> np.ndarray | None:
+    """A query (d,) that gives key `key_index` clearly more than `threshold` of the weight (a quarter of the way
+    from it to 1), for the answer of a second try: a whole multiple of the feature that key is strongest in, else
+    of the key itself; None when neither works."""
+    k, threshold = keys[key_index], threshold + (1 - threshold) / 4
+    for direction in (np.eye(keys.shape[1])[int(np.argmax(k))], k):
+        for c in range(1, 11):
+            if attention_weights(c * direction, keys, scale)[key_index] >= threshold:
+                return np.round(c * direction, 2)
+    return None
+
+
+@checker(exercises=("02.2", "03.2"), example=_query_example)
 def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5, scale: bool = False,
-                            key_names=None, name: str = "my_query") -> bool:
-    """Does `query` (d,) give key `key_index` of `keys` (n, d) at least `threshold` of the softmax weight?"""
+                            key_names=None, name: str = "my_query", exercise: str | None = None,
+                            show_answer: bool = False) -> bool:
+    """Does `query` (d,) give key `key_index` of `keys` (n, d) at least `threshold` of the softmax weight?
+    exercise: by default "02.2" for unscaled scores (chapter 02) and "03.2" for scaled ones (chapter 03)."""
     if not_answered(query, name):
         return False
+    exercise = exercise or ("03.2" if scale else "02.2")
     q, K = as_array(query, name), as_array(keys, "keys", quiet=True)
     if q is None:
         return False
-    if q.shape != (K.shape[1],):
-        return feedback(False, t("ch02.query_shape", name=name, shape=tuple(q.shape), d=K.shape[1]))
-    if not np.all(np.isfinite(q)):
-        return feedback(False, t("ch02.query_nan", name=name))
     names = list(key_names) if key_names is not None else [t("ch02.key_name", n=i + 1) for i in range(K.shape[0])]
+    good = example_query(K, key_index, threshold, scale)
+    answer = None if good is None else t(
+        "ch02.query_answer", name=name, query=[float(x) if x % 1 else int(x) for x in good], key=names[key_index],
+        share=attention_weights(good, K, scale)[key_index])
+    if q.shape != (K.shape[1],):
+        return wrong(exercise, t("ch02.query_shape", name=name, shape=tuple(q.shape), d=K.shape[1]), answer,
+                     show_answer)
+    if not np.all(np.isfinite(q)):
+        return wrong(exercise, t("ch02.query_nan", name=name), answer, show_answer)
     w = attention_weights(q, K, scale)
     if not np.all(np.isfinite(w)):
-        return feedback(False, t("ch02.overflow", name=name))
+        return wrong(exercise, t("ch02.overflow", name=name), answer, show_answer)
     if w[key_index] >= threshold:
         return feedback(True, t("ch02.favours_ok", key=names[key_index], share=w[key_index]))
     top = int(np.argmax(w))
     hint = (t("ch02.point_query") if top == key_index else t("ch02.top_key", key=names[top], share=w[top]))
-    return feedback(False, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
-                             hint=hint))
+    return wrong(exercise, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
+                             hint=hint), answer, show_answer)
 
 
 register_solution("02.1", "halfway between 'cat' and 'milk'", """

@@ -1,0 +1,408 @@
+"""The course as a static website in both languages: Sphinx + myst-nb over the committed notebooks, nothing run.
+
+    python -m helpers.devtools.site            # site/en and site/zh (what `make site` runs)
+    python -m helpers.devtools.site --lang zh  # one edition
+
+Sources are the repository's own files, read in place (Sphinx's source dir is the repository root, narrowed by
+`include_patterns`): the README, the chapters and the companion pages of one edition. Sphinx's config is
+`site_src/conf.py`; `sphinx_setup` here is its extension. On the way in (Sphinx's `source-read` event) each
+notebook gets a "Run this chapter" box and readable widget outputs (the notebooks store no widget state, so a
+browser without a kernel could only show an empty view): tqdm bars are dropped, chapter 03's Q/K explorer becomes
+the live one of `site_src/_static/qk_explorer.js`, every other explorer shows its text summary and a note. Links
+into the other edition point at the other site. MathJax comes from the `django-static-mathjax` wheel and a subset
+of Noto Sans CJK SC (from `mplfonts`) is cut for the characters the pages use: nothing is fetched from outside.
+The site's packages are pinned in requirements-site.txt (learners who only run notebooks never install them).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import html
+import json
+import os
+import posixpath
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from helpers import ROOT, i18n
+
+__all__ = ["EDITIONS", "SITE_DIR", "docnames", "other_docname", "run_links", "widget_output", "prepare_notebook",
+           "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli"]
+
+SITE_DIR = ROOT / "site"
+SRC_DIR = ROOT / "site_src"
+CACHE_DIR = ROOT / "build" / "site"
+LANGS = ("en", "zh")
+# what each edition is made of: its landing page, its chapters, its companion pages (repository paths)
+EDITIONS = {
+    "en": {"root": "README", "chapters": "notebooks/[0-9][0-9]_*.ipynb", "companion": "notebooks/companion/*.md",
+           "sphinx_language": "en", "title": "Learning to Attend", "other_label": "中文版"},
+    "zh": {"root": "README.zh", "chapters": "notebooks/zh/[0-9][0-9]_*.ipynb",
+           "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN",
+           "title": "学会注意", "other_label": "English"},
+}
+# "Run this chapter" links: the README's templates ("Binder and JupyterHub"), filled from SITE_REPO (owner/name)
+BINDER_URL = "https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{path}"
+NBGITPULLER_URL = ("https://{hub}/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2F{owner}%2F{name}"
+                   "&branch={branch}&urlpath=lab%2Ftree%2F{name}%2F{quoted_path}")
+DEFAULT_REPO, DEFAULT_BRANCH, DEFAULT_HUB = "ORG/class-repo", "main", "HUB"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+TQDM = re.compile(r"\d+%\|")
+RAW_WIDGET_REPR = re.compile(r"^\s*(HBox|VBox|Box|GridBox|Tab|Accordion)\(children=")
+MATHJAX_FILE = "es5/tex-svg-full.js"  # one file with every TeX extension: nothing is loaded on demand
+FONT_FILE = "NotoSansCJKsc-Regular.otf"
+FONT_OUT = "NotoSansCJKsc-course-subset.woff"
+
+
+# ----------------------------------------------------------------------------------------------- editions
+@functools.lru_cache(maxsize=None)
+def _docnames(lang: str) -> tuple[str, ...]:
+    ed = EDITIONS[lang]
+    chapters = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["chapters"]))
+    companion = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["companion"]))
+    return (ed["root"], *chapters, *companion)
+
+
+def docnames(lang: str) -> list[str]:
+    """The edition's documents in reading order (Sphinx docnames = repository paths without suffix)."""
+    return list(_docnames(lang))
+
+
+def _edition_of(docname: str) -> str | None:
+    for lang in LANGS:
+        if docname in docnames(lang):
+            return lang
+    return None
+
+
+def other_docname(docname: str, lang: str) -> str | None:
+    """The same page in the other edition ('notebooks/03_x' <-> 'notebooks/zh/03_x'), or None if it has none."""
+    if docname in (EDITIONS["en"]["root"], EDITIONS["zh"]["root"]):
+        return EDITIONS["zh" if lang == "en" else "en"]["root"]
+    head, tail = posixpath.split(docname)
+    other = posixpath.join(head, "zh", tail) if lang == "en" else posixpath.join(posixpath.dirname(head), tail)
+    return other if other in docnames("zh" if lang == "en" else "en") else None
+
+
+def _url_from(docname: str, target_lang: str, target_doc: str, anchor: str = "") -> str:
+    """Relative URL from page `docname` of one edition to `target_doc` of edition `target_lang` (site/<lang>/...)."""
+    up = "../" * (docname.count("/") + 1)
+    return f"{up}{target_lang}/{target_doc}.html{anchor}"
+
+
+def run_links(path: str, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH, hub: str = DEFAULT_HUB) -> dict:
+    """{'binder': url, 'jupyterhub': url, 'local': command} that open repository file `path` (e.g. a chapter)."""
+    if repo.count("/") != 1 or not all(repo.split("/")):
+        raise ValueError(f"SITE_REPO is {repo!r}; expected owner/name, e.g. my-school/class-repo")
+    owner, name = repo.split("/")
+    return {"binder": BINDER_URL.format(repo=repo, branch=branch, path=path),
+            "jupyterhub": NBGITPULLER_URL.format(hub=hub, owner=owner, name=name, branch=branch,
+                                                 quoted_path=quote(path, safe="")),
+            "local": "make lab"}
+
+
+def _run_box(path: str, lang: str, settings: dict) -> str:
+    """The "Run this chapter" box (Markdown with HTML) at the top of a chapter page."""
+    links = run_links(path, **settings)
+    t = lambda key, **kw: html.escape(i18n.t(key, lang=lang, **kw))  # noqa: E731
+    return (f'<div class="run-this" data-path="{html.escape(path)}">\n<p><b>{t("widgets.site_run_title")}</b> '
+            f'<a class="run-binder" href="{html.escape(links["binder"])}">Binder</a> · '
+            f'<a class="run-jupyterhub" href="{html.escape(links["jupyterhub"])}">JupyterHub (nbgitpuller)</a> · '
+            f'{t("widgets.site_run_local")} <code>{links["local"]}</code></p>\n</div>\n')
+
+
+# ----------------------------------------------------------------------------------------------- widget outputs
+_QK_SUMMARY = re.compile(r"QKExplorer\(Q=\[([^\]]*)\], keys=(\[\[.*?\]\]), values=(\[\[.*?\]\]), "
+                         r"scale=(on|off), T=([\d.]+), weights=\[([^\]]*)\]\)")
+
+
+def live_explorer_config(summary: str, lang: str) -> dict | None:
+    """The live Q/K explorer's start state and labels, from the notebook's text summary of its QKExplorer.
+
+    The page's JavaScript recomputes `helpers.widgets.explorer_state` from the query, keys and values the summary
+    names (colours: KEY_COLOURS). None for a summary without keys and values (written before QKExplorer's repr
+    named them: re-execute the chapter). Raises ValueError when explorer_state does not give the summary's weights.
+    """
+    from helpers.plotting import KEY_COLOURS
+    from helpers.widgets import explorer_state
+
+    m = _QK_SUMMARY.match(summary.strip())
+    if m is None:
+        return None
+    q = [float(x) for x in m.group(1).split(",")]
+    keys, values = json.loads(m.group(2)), json.loads(m.group(3))
+    scale, temperature = m.group(4) == "on", float(m.group(5))
+    shown = [float(x) for x in m.group(6).split(",")]
+    weights = explorer_state(q, keys, values, scale, temperature)["weights"]
+    if any(abs(a - b) > 5.1e-5 for a, b in zip(weights, shown, strict=True)):
+        raise ValueError(f"the notebook's explorer shows weights {shown}, explorer_state gives "
+                         f"{[round(float(w), 4) for w in weights]} for its Q, keys and values")
+    labels = {k: i18n.t(f"widgets.{k}", lang=lang) for k in ("query", "keys", "move_key", "divide_scores",
+                                                               "temperature")}
+    labels["weights"], labels["context"] = (i18n.t("widgets.site_weights", lang=lang),
+                                            i18n.t("widgets.site_context", lang=lang))
+    return {"query": q, "keys": keys, "values": values, "scale": scale, "temperature": temperature, "limit": 2.0,
+            "step": 0.1, "colours": list(KEY_COLOURS), "labels": labels}
+
+
+def widget_output(summary: str, lang: str) -> dict | None:
+    """What the site shows instead of one widget output with text fallback `summary`: an output dict, or None (drop).
+
+    tqdm bars are dropped (their fallback is a misleading "0%"); chapter 03's QKExplorer becomes the live explorer;
+    any other widget shows its summary (unless it is a raw `HBox(children=...)` repr) and a note.
+    """
+    if TQDM.search(summary):
+        return None
+    note = f'<p class="widget-note">{html.escape(i18n.t("widgets.site_widget_note", lang=lang))}</p>'
+    config = live_explorer_config(summary, lang) if summary.startswith("QKExplorer(") else None
+    if config is not None:
+        note = f'<p class="widget-note">{html.escape(i18n.t("widgets.site_live_note", lang=lang))}</p>'
+        body = f'<div class="qk-live" data-config="{html.escape(json.dumps(config), quote=True)}"></div>'
+    elif RAW_WIDGET_REPR.match(summary):
+        body = ""
+    else:
+        body = f"<pre class='widget-summary'>{html.escape(summary)}</pre>"
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": f'<div class="widget-fallback">{body}{note}</div>'}}
+
+
+# ----------------------------------------------------------------------------------------------- links
+_MD_LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^)\s]+)\)")
+
+
+def rewrite_links(text: str, docname: str, lang: str, settings: dict) -> str:
+    """Markdown links of page `docname` that leave the edition: to the other site's page, or to the repository."""
+    here = posixpath.dirname(docname)
+
+    def fix(m: re.Match) -> str:
+        label, target = m.group(1), m.group(2)
+        if re.match(r"^([a-z][a-z0-9+.-]*:|#|/)", target):
+            return m.group(0)
+        path, _, anchor = target.partition("#")
+        repo_path = posixpath.normpath(posixpath.join(here, path))
+        doc = posixpath.splitext(repo_path)[0]
+        if doc in docnames(lang):
+            return m.group(0)
+        shown = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(label, quote=False))
+        other = _edition_of(doc)
+        if other is not None:
+            href = _url_from(docname, other, doc, f"#{anchor}" if anchor else "")
+        elif (ROOT / repo_path).exists():
+            kind = "tree" if (ROOT / repo_path).is_dir() else "blob"
+            href = f"https://github.com/{settings['repo']}/{kind}/{settings['branch']}/{repo_path}"
+        else:
+            return m.group(0)
+        return f'<a href="{html.escape(href)}">{shown}</a>'
+
+    return _MD_LINK.sub(fix, text)
+
+
+def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
+    """One notebook's JSON as the site reads it: a run box after the title, readable widget outputs, fixed links."""
+    nb = json.loads(text)
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            source = "".join(cell["source"])
+            cell["source"] = rewrite_links(source, docname, lang, settings)
+        for i, out in reversed(list(enumerate(cell.get("outputs", [])))):
+            data = out.get("data", {})
+            if WIDGET_MIME in data:
+                new = widget_output("".join(data.get("text/plain", "")), lang)
+                if new is None:
+                    del cell["outputs"][i]
+                else:
+                    cell["outputs"][i] = new
+    title = next((i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"), None)
+    box = {"cell_type": "markdown", "id": "course-run-this", "metadata": {},
+           "source": _run_box(docname + ".ipynb", lang, settings)}
+    nb["cells"].insert(0 if title is None else title + 1, box)
+    return json.dumps(nb)
+
+
+def _toctree(lang: str) -> str:
+    """A hidden toctree (the sidebar) of every chapter and companion page, appended to the landing page."""
+    docs = docnames(lang)
+    root = posixpath.dirname(EDITIONS[lang]["root"])
+    rel = lambda d: posixpath.relpath(d, root or ".")  # noqa: E731
+    chapters = [rel(d) for d in docs[1:] if "/companion/" not in d]
+    companion = [rel(d) for d in docs[1:] if "/companion/" in d]
+    block = ""
+    for caption, entries in ((i18n.t("widgets.site_chapters", lang=lang), chapters),
+                             (i18n.t("widgets.site_companion", lang=lang), companion)):
+        block += f"\n\n```{{toctree}}\n:hidden:\n:caption: {caption}\n\n" + "\n".join(entries) + "\n```\n"
+    return block
+
+
+# ----------------------------------------------------------------------------------------------- vendored files
+def _cjk_characters(built: Path) -> str:
+    """Every character from U+2E80 up in the built pages and scripts (theme labels included), sorted."""
+    chars = set()
+    for path in [*built.rglob("*.html"), *built.glob("_static/*.js")]:
+        chars.update(path.read_text(encoding="utf-8", errors="replace"))
+    for texts in i18n.MESSAGES.values():  # the live explorer's labels travel as escaped JSON
+        for text in texts:
+            chars.update(text)
+    return "".join(sorted(c for c in chars if ord(c) >= 0x2E80))
+
+
+def font_subset(built: Path) -> Path:
+    """Write the CJK font subset (WOFF) for the built site into built/_static/fonts/, with its licence.
+
+    Cached in build/site/ by the character set; the CSS (site_src/_static/course.css) names it.
+    """
+    import logging
+
+    import mplfonts
+    from fontTools import subset
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every pruned table at INFO
+    chars = _cjk_characters(built)
+    out_dir = built / "_static" / "fonts"
+    source = Path(mplfonts.__file__).parent / "fonts" / FONT_FILE
+    key = hashlib.sha256((chars + FONT_FILE).encode()).hexdigest()[:16]
+    cached = CACHE_DIR / f"font-{key}.woff"
+    if not cached.exists():
+        options = subset.Options()
+        options.flavor, options.name_IDs, options.name_languages = "woff", ["*"], ["*"]
+        font = subset.load_font(str(source), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(text=chars)
+        subsetter.subset(font)
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        subset.save_font(font, str(cached), options)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(cached, out_dir / FONT_OUT)
+    from fontTools.ttLib import TTFont
+
+    copyright_ = TTFont(str(cached))["name"].getDebugName(0)
+    (out_dir / "OFL.txt").write_text(
+        f"{FONT_OUT}: a subset of Noto Sans CJK SC Regular ({len(chars)} characters), made by "
+        f"helpers/devtools/site.py with fontTools from the copy in the mplfonts package.\n{copyright_}\n"
+        "Licensed under the SIL Open Font License, Version 1.1:\n\n" + (SRC_DIR / "OFL-1.1.txt").read_text())
+    return out_dir / FONT_OUT
+
+
+def vendored_static(lang: str) -> Path:
+    """A folder of files the pages need that come from packages: MathJax (the font subset is cut after the build)."""
+    import mathjax
+
+    out = CACHE_DIR / f"static-{lang}"
+    if out.exists():
+        shutil.rmtree(out)
+    src = Path(mathjax.__file__).parent / "static" / "mathjax"
+    (out / "mathjax").mkdir(parents=True)
+    shutil.copy(src / MATHJAX_FILE, out / "mathjax" / Path(MATHJAX_FILE).name)
+    shutil.copy(src / "LICENSE", out / "mathjax" / "LICENSE")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- Sphinx extension
+def _settings(config) -> dict:
+    return {"repo": config.course_repo, "branch": config.course_branch, "hub": config.course_hub}
+
+
+def _on_source_read(app, docname: str, source: list[str]) -> None:
+    lang = app.config.course_lang
+    settings = _settings(app.config)
+    if Path(app.env.doc2path(docname)).suffix == ".ipynb":
+        source[0] = prepare_notebook(source[0], docname, lang, settings)
+        return
+    text = rewrite_links(source[0], docname, lang, settings)
+    if docname == EDITIONS[lang]["root"]:
+        text += _toctree(lang)
+    source[0] = text
+
+
+def _on_page_context(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    lang = app.config.course_lang
+    other_lang = "zh" if lang == "en" else "en"
+    other = other_docname(pagename, lang) or EDITIONS[other_lang]["root"]
+    context["course_other_url"] = _url_from(pagename, other_lang, other)
+    context["course_other_label"] = EDITIONS[lang]["other_label"]  # the other language, named in that language
+    context["course_lang"] = lang
+
+
+def _on_finished(app, exception) -> None:
+    if exception is None and app.builder.format == "html":
+        root = Path(app.outdir)
+        # Sphinx 9.0.x names the Chinese search's stemmer ChineseStemmer, but the file it ships defines EnglishStemmer
+        data = root / "_static" / "language_data.js"
+        data.write_text(data.read_text(encoding="utf-8").replace("window.Stemmer = ChineseStemmer;",
+                                                                  "window.Stemmer = EnglishStemmer;"), encoding="utf-8")
+        shutil.copy(root / f"{EDITIONS[app.config.course_lang]['root']}.html", root / "index.html")
+        font_subset(root)
+
+
+def sphinx_setup(app):
+    """The Sphinx extension (site_src/conf.py's `setup`): notebook preparation, language link, landing page."""
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)  # it logs loading its dictionary at DEBUG, on stderr
+    app.add_config_value("course_lang", "en", "env")
+    app.add_config_value("course_repo", DEFAULT_REPO, "env")
+    app.add_config_value("course_branch", DEFAULT_BRANCH, "env")
+    app.add_config_value("course_hub", DEFAULT_HUB, "env")
+    app.connect("source-read", _on_source_read)
+    app.connect("html-page-context", _on_page_context)
+    app.connect("build-finished", _on_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# ----------------------------------------------------------------------------------------------- build
+def build_edition(lang: str, out: Path = SITE_DIR, repo: str | None = None, branch: str | None = None,
+          hub: str | None = None, quiet: bool = True) -> Path:
+    """Build one edition into out/<lang> (nothing executed, nothing fetched); raises RuntimeError on any warning."""
+    from sphinx.cmd.build import build_main
+
+    if lang not in EDITIONS:
+        raise ValueError(f"lang is {lang!r}; expected one of {', '.join(LANGS)}")
+    repo = repo or os.environ.get("SITE_REPO") or DEFAULT_REPO
+    branch = branch or os.environ.get("SITE_BRANCH") or DEFAULT_BRANCH
+    hub = hub or os.environ.get("SITE_HUB") or DEFAULT_HUB
+    run_links("x", repo, branch, hub)  # a clear error for a malformed SITE_REPO before Sphinx starts
+    ed = EDITIONS[lang]
+    static = vendored_static(lang)
+    include = [ed["root"] + ".md", ed["chapters"], ed["companion"]]
+    overrides = [f"root_doc={ed['root']}", f"language={ed['sphinx_language']}", f"course_lang={lang}",
+                 f"course_repo={repo}", f"course_branch={branch}", f"course_hub={hub}",
+                 f"include_patterns={','.join(include)}", f"html_title={ed['title']}", f"project={ed['title']}",
+                 f"html_static_path={SRC_DIR / '_static'},{static}"]
+    target = out / lang
+    log = CACHE_DIR / f"sphinx-{lang}.log"
+    args = ["-b", "html", "-E", "-q" if quiet else "-v", "-c", str(SRC_DIR), "-d", str(CACHE_DIR / f"doctrees-{lang}"),
+            "-w", str(log), "--fail-on-warning", "--keep-going"]
+    for o in overrides:
+        args += ["-D", o]
+    status = build_main([*args, str(ROOT), str(target)])
+    shutil.rmtree(out / "jupyter_execute", ignore_errors=True)  # myst-nb's scratch folder beside the output
+    if status != 0:
+        raise RuntimeError(f"the {lang} site did not build cleanly (status {status}):\n{log.read_text()[-4000:]}")
+    return target
+
+
+def cli(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m helpers.devtools.site", description=__doc__.split("\n")[0])
+    parser.add_argument("--lang", choices=LANGS, action="append", help="edition(s) to build (default: both)")
+    parser.add_argument("--out", type=Path, default=SITE_DIR, help="output folder (default: site/)")
+    args = parser.parse_args(argv)
+    for lang in args.lang or LANGS:
+        start = time.perf_counter()
+        target = build_edition(lang, args.out)
+        print(f"{lang}: {target / 'index.html'} in {time.perf_counter() - start:.1f} s")
+    index = args.out / "index.html"
+    index.write_text('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=en/index.html">'
+                     '<title>Learning to Attend</title><a href="en/index.html">English</a> · '
+                     '<a href="zh/index.html">中文</a>\n', encoding="utf-8")
+    (args.out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli())

@@ -1,0 +1,43 @@
+"""helpers.exercises.weighted_average: exercises 02.1 (hand-set weights) and 02.2 / 03.2 (a query that favours
+one key)."""
+import numpy as np
+from _checkers import example, fresh_tries, said  # noqa: F401
+
+import helpers.exercises as ex
+
+SEED_KEYS = [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]   # chapter 03's keys
+
+
+def test_query_and_average_checkers():  # moved from tests/test_widgets.py
+    assert ex.check_query_favours_key([2.0, 2.0], SEED_KEYS, 1, 0.6, scale=True) is True
+    assert ex.check_query_favours_key([1.0, 1.0], SEED_KEYS, 1, 0.6, scale=True) is False
+    assert ex.check_query_favours_key([1.0, 1.0, 1.0], SEED_KEYS, 1) is False
+    states = np.eye(3)
+    assert ex.check_weighted_average([0.5, 0, 0.5], states, [0.5, 0, 0.5]) is True
+    assert ex.check_weighted_average([0.6, 0, 0.4], states, [0.5, 0, 0.5]) is False
+    assert ex.check_weighted_average([0.6, 0, 0.6], states, [0.6, 0, 0.6]) is False   # does not sum to 1
+
+
+def test_the_query_exercise_counts_tries_per_chapter(capsys):
+    said(capsys, lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6, scale=True), [1.0, 1.0])
+    said(capsys, lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6), [1.0, 0.0])
+    assert ex.tries("03.2") == 1 and ex.tries("02.2") == 1
+    out = said(capsys, lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6, scale=True), [1.0, 1.0])
+    assert "solution('03.2')" in out and "Expected: for example my_query = [3, 3]" in out
+    assert ex.check_query_favours_key([3, 3], SEED_KEYS, 1, 0.6, scale=True) is True
+
+
+def test_the_second_wrong_query_shows_a_query_the_checker_accepts(capsys):
+    call = example("check_query_favours_key").call
+    said(capsys, call, [3, 0, 0, 0, 0])
+    second = said(capsys, call, [0, 3, 0, 0, 0])
+    assert "Expected: for example my_query = [0, 0, 3, 0, 0], which gives 'drank'" in second
+    assert call([0, 0, 3, 0, 0]) is True
+
+
+def test_weighted_average_and_query_messages(capsys):
+    first = said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
+    assert "which inputs does the target mix" in first and "Expected" not in first
+    assert "sum to 1.200" in said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.4])
+    assert "right now 'milk' gets the most" in said(capsys, example("check_query_favours_key").call, [0, 3, 0, 0, 0])
+    assert "make it longer" in said(capsys, example("check_query_favours_key").call, [0, 0, 0.5, 0, 0])
