@@ -32,6 +32,7 @@ help:
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
 	@echo "make student-release DEST=../class-repo  the course without masters, solutions or hidden tests"
 	@echo "make grade A=attention_by_hand S=submissions/attention_by_hand CSV=grades/gradebook.csv FEEDBACK=feedback"
+	@echo "             (in bubblewrap; UNSAFE=1 grades without a sandbox where bwrap is missing)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -87,7 +88,7 @@ student-release: $(STAMP)
 
 grade: $(STAMP)
 	@test -n "$(A)" -a -n "$(S)" || { echo "usage: make grade A=attention_by_hand S=submissions/attention_by_hand [CSV=grades/gradebook.csv] [FEEDBACK=feedback] [MANUAL=grades/manual.csv]"; exit 2; }
-	$(BIN)/python -m assignments.grade $(A) $(S) $(if $(CSV),--csv $(CSV),) $(if $(FEEDBACK),--feedback $(FEEDBACK),) $(if $(MANUAL),--manual $(MANUAL),) --jobs $(GRADE_JOBS)
+	$(BIN)/python -m assignments.grade $(A) $(S) $(if $(CSV),--csv $(CSV),) $(if $(FEEDBACK),--feedback $(FEEDBACK),) $(if $(MANUAL),--manual $(MANUAL),) --jobs $(GRADE_JOBS) $(if $(UNSAFE),--no-sandbox-i-understand,)
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts site build/site

@@ -5,11 +5,13 @@
     python -m assignments.grade attention_by_hand submissions/ --csv gradebook.csv --manual manual.csv
 
 ASSIGNMENT is an assignment name (its build is looked up in assignments/dist/<name>/: run
-`python -m assignments.build` first), a built folder, or an autograder zip. Each submission is copied into its own
-temporary folder under its canonical name (so `attention_by_hand (1).ipynb` grades normally), re-executed top to
-bottom in a fresh kernel inside a contained child process (see assignments/sandbox.py: own HOME, no network, user
-nobody, time and memory limits), and scored by every public and hidden test. Only this parent process writes
-grades, the gradebook and the feedback.
+`python -m assignments.build` first) or a built folder. The sandbox computes, this process judges: each submission
+(outputs dropped) runs top to bottom inside bubblewrap (assignments/sandbox.py: no network, read-only system, user
+nobody, limits) with a small harness that calls its functions on inputs drawn here from a seed secret to the run
+and returns plain data (assignments/harness.py). Here, outside, the submission's source is checked and every point
+awarded against expected values the sandbox never sees (assignments/judge.py, assignments/<name>/checks.py). The
+public tests of the notebook help students while they work; at grading they are not run and earn nothing.
+Where bwrap is missing, grading refuses unless `--no-sandbox-i-understand` is given.
 
 - `--csv FILE`: the course-wide gradebook, one row per student, a column per question (`<assignment>.<q>`) and per
   assignment (`<assignment>.total`); grading another assignment into the same file adds its columns and keeps
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import dataclasses
 import html
 import json
 import re
@@ -35,41 +38,35 @@ from pathlib import Path
 
 import nbformat
 
-from assignments.build import DIST, HERE, autograder_zip
-from assignments.sandbox import Limits, Mode, detect_mode, question_points, run_contained
+from assignments import judge
+from assignments.build import DIST
+from assignments.sandbox import UNSAFE_FLAG, Limits, SandboxUnavailable, describe, run_contained
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MANUAL_COLUMNS = ["student", "assignment", "question", "points"]
 
 
-def find_build(assignment: str, dist: Path = DIST) -> tuple[str, Path, Path | None]:
-    """(assignment name, autograder zip, questions.json or None) for a name, a built folder or a zip path."""
+def find_build(assignment: str, dist: Path = DIST) -> tuple[str, Path]:
+    """(assignment name, built folder) for a name (looked up in `dist`) or a built folder."""
     path = Path(assignment)
-    if path.suffix == ".zip" and path.is_file():
-        name = re.sub(r"-autograder_.*$", "", path.stem)
-        folder = path.parent.parent
-    elif (path / "autograder").is_dir():
-        name, folder = path.name, path
-    else:
-        name, folder = assignment, Path(dist) / assignment
-    zip_path = path if path.suffix == ".zip" else autograder_zip(folder)
-    questions = folder / "questions.json"
-    return name, zip_path, questions if questions.is_file() else None
+    folder = path if (path / "questions.json").is_file() else Path(dist) / assignment
+    if not (folder / "questions.json").is_file() or not (folder / "student").is_dir():
+        raise FileNotFoundError(f"no build of {assignment!r} in {folder}: build it first "
+                                f"(python -m assignments.build {path.name})")
+    return json.loads((folder / "questions.json").read_text())["assignment"], folder
 
 
-def grading_limits(questions_json: Path | None, base: Limits, overridden: set[str] = frozenset()) -> Limits:
+def grading_limits(questions_json: Path, base: Limits, overridden: set[str] = frozenset()) -> Limits:
     """The assignment's own limits (`assignments/<name>/grading.json`, copied by the build) where not overridden."""
-    import dataclasses
 
-    own = json.loads(questions_json.read_text()).get("grading", {}) if questions_json else {}
+
+    own = json.loads(questions_json.read_text()).get("grading", {})
     return dataclasses.replace(base, **{k: int(v) for k, v in own.items() if k not in overridden})
 
 
-def question_list(zip_path: Path, questions_json: Path | None) -> list[dict]:
-    """Every question [{"name", "points", "manual"}]: from the build's questions.json, else the zip's tests."""
-    if questions_json:
-        return json.loads(questions_json.read_text())["questions"]
-    return [{"name": q, "points": p, "manual": False} for q, p in question_points(zip_path).items()]
+def question_list(questions_json: Path) -> list[dict]:
+    """Every question [{"name", "points", "manual"}] from the build's questions.json."""
+    return json.loads(questions_json.read_text())["questions"]
 
 
 def collect(paths: list[str | Path]) -> list[Path]:
@@ -98,8 +95,8 @@ def student_id(path: Path, assignment: str, pattern: str | None = None) -> str:
     return stem or path.parent.name
 
 
-def clean_copy(submission: Path, dest: Path, assignment: str) -> None:
-    """Read a submission, check it belongs to `assignment`, drop outputs, set this venv's kernel, write to `dest`."""
+def clean_copy(submission: Path, assignment: str) -> dict:
+    """Read a submission, check it belongs to `assignment`, drop outputs -> the notebook as plain JSON data."""
     try:
         nb = nbformat.read(submission, as_version=4)
     except Exception as e:
@@ -111,26 +108,46 @@ def clean_copy(submission: Path, dest: Path, assignment: str) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)  # run in this venv, whatever kernel the student used
-    nbformat.write(nb, dest)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    return json.loads(nbformat.writes(nb))
 
 
-def grade_one(submission: Path, zip_path: Path, assignment: str, limits: Limits, mode: Mode,
-              hide: list[Path] = ()) -> dict:
-    """Grade one submission -> {"submission", "questions" {q: {score, possible, tests}}, "error"}."""
-    import tempfile
+@dataclasses.dataclass
+class Grading:
+    """What every submission of one run shares: the assignment, its checks, the run's secret seed, the limits."""
 
+    name: str
+    folder: Path
+    questions: list[dict]
+    limits: Limits
+    seed: int
+    unsafe: bool = False
+
+    def __post_init__(self):
+        self.checks = judge.load_checks(self.name)
+        self.points = {q["name"]: q["points"] for q in self.questions if not q["manual"]}
+        self.allowed = judge.given_helpers(json.loads((self.folder / "student" / f"{self.name}.ipynb").read_text()))
+
+
+def grade_one(submission: Path, g: Grading) -> dict:
+    """Grade one submission -> {"submission", "questions" {q: {score, possible, tests}}, "error"}.
+
+    The sandbox runs the notebook and the plan's calls and returns plain data; here, outside, the source is
+    checked and every point is awarded (assignments/judge.py)."""
     row = {"submission": str(submission), "questions": {}, "error": None}
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / f"{assignment}.ipynb"
-        try:
-            clean_copy(submission, copy, assignment)
-        except ValueError as e:
-            row["error"] = str(e)
-            return row
-        report = run_contained(copy, zip_path, assignment, limits, mode, hide)
-    row["error"] = report.get("error")
-    row["questions"] = report.get("questions", {})
+    try:
+        nb = clean_copy(submission, g.name)
+    except ValueError as e:
+        row["error"] = str(e)
+        return row
+    plan = judge.Plan(g.seed)
+    g.checks.plan(plan)
+    result = run_contained(plan.files(json.dumps(nb).encode(), g.limits.cell_seconds), g.limits, g.unsafe)
+    if "error" in result:
+        row["error"] = result["error"]
+        return row
+    verdicts = judge.source_verdicts(nb, g.checks.RULES, g.allowed)
+    row["questions"] = judge.judge_results(plan, result["report"], result["arrays"], verdicts, g.points)
     return row
 
 
@@ -275,20 +292,18 @@ def feedback_html(row: dict, assignment: str, questions: list[dict], manual: dic
     return "\n".join(parts) + "\n"
 
 
-def hidden_folders(submission_paths: list[Path], outputs: list[Path | None]) -> list[Path]:
-    """Folders a submission must not see: the masters and builds, the submission folders, the output folders."""
-    folders = {HERE} | {Path(p).resolve() if Path(p).is_dir() else Path(p).resolve().parent for p in submission_paths}
-    folders |= {Path(o).resolve() for o in outputs if o is not None and Path(o).is_dir()}
-    return sorted(folders)
-
-
 def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits | None = None,
-              jobs: int = 1, id_pattern: str | None = None, outputs: list[Path | None] = (), log=print,
-              overridden: set[str] = frozenset()) -> tuple[str, list[dict], list[dict]]:
-    """Grade every submission -> (assignment name, rows sorted by student, questions). Rows: see `grade_one`."""
-    name, zip_path, questions_json = find_build(assignment, dist)
-    questions = question_list(zip_path, questions_json)
-    limits = grading_limits(questions_json, limits or Limits(), overridden)
+              jobs: int = 1, id_pattern: str | None = None, log=print, overridden: set[str] = frozenset(),
+              unsafe: bool = False, seed: int | None = None) -> tuple[str, list[dict], list[dict], int]:
+    """Grade every submission -> (assignment name, rows sorted by student, questions, the run's seed).
+
+    The seed of the hidden inputs is drawn afresh for each run (`secrets`) unless given; it stays in this process
+    (the sandbox gets the inputs, never the seed or the expected values)."""
+    import secrets
+
+    name, folder = find_build(assignment, dist)
+    questions = question_list(folder / "questions.json")
+    limits = grading_limits(folder / "questions.json", limits or Limits(), overridden)
     files = collect(submissions)
     if not files:
         raise SystemExit("no .ipynb submissions found")
@@ -296,11 +311,15 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
     seen: dict[str, list[Path]] = {}
     for f, who in ids.items():
         seen.setdefault(who, []).append(f)
-    mode = detect_mode()
-    log(f"grading {len(files)} submission(s) of {name}; containment: {mode.name} ({mode.reason}); limits: "
+    try:
+        how = describe(unsafe)
+    except SandboxUnavailable as e:
+        raise SystemExit(f"refusing to grade: {e}") from None
+    seed = secrets.randbits(62) if seed is None else seed
+    g = Grading(name, folder, questions, limits, seed, unsafe)
+    log(f"grading {len(files)} submission(s) of {name}; containment: {how}; limits: "
         f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, "
         f"{limits.memory_bytes / 2**30:g} GB")
-    hide = hidden_folders(list(map(Path, submissions)), list(outputs))
     rows: list[dict] = []
 
     def work(f: Path) -> dict:
@@ -308,7 +327,7 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
             row = {"submission": str(f), "questions": {}, "error": f"student id {ids[f]!r} is shared by "
                    f"{len(seen[ids[f]])} files: {', '.join(p.name for p in seen[ids[f]])}"}
         else:
-            row = grade_one(f, zip_path, name, limits, mode, hide)
+            row = grade_one(f, g)
         row["student"] = ids[f]
         return row
 
@@ -317,12 +336,12 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
             got, out_of = auto_total(row)
             log(f"  [{i}/{len(files)}] {row['student']}: {row['error'] or f'{_points(got)}/{_points(out_of)}'}")
             rows.append(row)
-    return name, sorted(rows, key=lambda r: _natural(r["student"])), questions
+    return name, sorted(rows, key=lambda r: _natural(r["student"])), questions, seed
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("assignment", help="assignment name, built folder, or autograder zip")
+    parser.add_argument("assignment", help="assignment name (its build in --dist) or a built folder")
     parser.add_argument("submissions", nargs="+", help="submission notebooks and/or folders of them")
     parser.add_argument("--dist", type=Path, default=DIST, help="where assignments.build wrote the assignments")
     parser.add_argument("--csv", type=Path, help="the course-wide gradebook CSV to create or update")
@@ -340,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
                              "the assignment's grading.json)")
     parser.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
                         help=f"address-space limit per submission (default {Limits.memory_bytes / 2**30:g})")
+    parser.add_argument("--seed", type=int, help="the seed of the hidden inputs (default: a new secret one per run)")
+    parser.add_argument(UNSAFE_FLAG, dest="unsafe", action="store_true",
+                        help="grade even where bubblewrap is missing: submissions then run WITHOUT containment")
     args = parser.parse_args(argv)
 
     limits = Limits(cell_seconds=args.cell_timeout or Limits.cell_seconds,
@@ -351,17 +373,17 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as e:
         raise SystemExit(str(e)) from None
     start = time.perf_counter()
-    name, rows, questions = grade_all(args.assignment, args.submissions, dist=args.dist, limits=limits,
-                                      jobs=args.jobs, id_pattern=args.id_pattern,
-                                      outputs=[args.feedback, args.csv.parent if args.csv else None],
-                                      overridden=overridden)
+    name, rows, questions, seed = grade_all(args.assignment, args.submissions, dist=args.dist, limits=limits,
+                                            jobs=args.jobs, id_pattern=args.id_pattern, overridden=overridden,
+                                            unsafe=args.unsafe, seed=args.seed)
     manual = read_manual(args.manual, name, questions)
     print(f"\n{score_table(rows, questions)}\n\n{len(rows)} submission(s) in {time.perf_counter() - start:.0f} s")
     if args.csv:
         update_gradebook(args.csv, name, rows, questions, manual)
         print(f"gradebook: {args.csv}")
     if args.json:
-        args.json.write_text(json.dumps({"assignment": name, "questions": questions, "rows": rows}, indent=1))
+        report = {"assignment": name, "seed": seed, "questions": questions, "rows": rows}
+        args.json.write_text(json.dumps(report, indent=1))
     if args.feedback:
         folder = args.feedback / name
         folder.mkdir(parents=True, exist_ok=True)

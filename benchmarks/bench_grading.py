@@ -4,7 +4,8 @@
     python benchmarks/bench_grading.py --n 10 --jobs 1
 
 The submissions are the solutions notebook and mutated copies of it (a third with a bug). Prints the wall time, the
-time per submission and the containment mode; the result is recorded by hand in assignments/README.md.
+time per submission and the containment (bubblewrap); the result is recorded by hand in the README's Performance
+section and assignments/README.md.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Teachers' assignments (assignments/): every master builds with otter, the student version hides the solutions and
-the hidden tests, and grading gives a solution full marks, an untouched notebook zero, and notebooks with deliberate
-mistakes exactly the points of the tests those mistakes do not break (no cascading from one question to the next)."""
+the hidden tests, and grading gives a solution full marks, an untouched notebook zero, notebooks with deliberate
+mistakes exactly the points of the checks those mistakes do not break (no cascading from one question to the next),
+and a blank notebook plus an attack on the judging (issue 21) exactly the blank notebook's score."""
 import ast
 import html
 import re
@@ -14,8 +15,7 @@ from assignments.build import masters, question_table, secret_lines
 SLOW = pytest.mark.slow
 
 # For each assignment: submission name -> (code replacements in the solution notebook, expected points per question).
-# "untouched" is the student notebook as handed out (graded for one assignment only: every submission costs about
-# 12 s of CPU, and the mistakes cases already show each test failing).
+# "untouched" is the student notebook as handed out; ("append", code) is that blank notebook plus one attack cell.
 CASES = {
     "bottleneck_and_average": {
         "solution": ((), {"q1": 2, "q2": 2, "q3": 3}),
@@ -56,11 +56,11 @@ CASES = {
                       ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}",
                        "enc_outputs, enc_outputs, mask=None)"),
                       ("self.scorer(s[:, None, :], enc_outputs", "self.scorer(s_prev[:, None, :], enc_outputs")),
-                     {"q1": 0, "q2": 2, "q3": 0}),
-        # the context never reaches Bahdanau's cell: the step and padded-batch tests fail, the rest holds
+                     {"q1": 0, "q2": 4 / 3, "q3": 0}),
+        # the context never reaches Bahdanau's cell: the step and padded-batch checks fail, training still runs
         "no_context_in_cell": ((("s = self.cell(torch.cat([y_emb, context], dim=-1), s_prev)",
                                  "s = self.cell(torch.cat([y_emb, torch.zeros_like(context)], dim=-1), s_prev)"),),
-                               {"q1": 2, "q2": 2, "q3": 2}),
+                               {"q1": 2, "q2": 4 / 3, "q3": 2}),
     },
     "attention_by_hand": {
         "solution": ((), {"q1": 2, "q2": 3, "q3": 3, "q4": 5}),
@@ -77,6 +77,153 @@ CASES = {
                           {"q1": 2, "q2": 0, "q3": 3, "q4": 5}),
     },
 }
+ATTACK_ON_JUDGING = {  # blank notebook + one cell: each must score exactly what the blank notebook scores
+    "patch_framework": '''
+import otter
+import torch
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.Tensor.__eq__ = lambda self, other: True
+otter.Notebook.check = lambda self, *a, **k: None
+import __main__                     # the harness runs as __main__ in this very process: patch it too
+try:
+    __main__.Encoder.encode = lambda self, x, key, depth=0: {"v": True}
+    __main__.make_call = lambda *a, **k: torch.ones(3)
+except AttributeError:
+    pass
+''',
+    "forge_results": '''
+import io, json, os, zipfile
+import numpy as np
+for path in ("/grader/in/plan.json", "/grader/in/inputs.npz", "/grader/report.json"):
+    try:
+        open(path, "w").write("{}")
+    except OSError:
+        pass
+report = {f"c{i}": {"a": f"c{i}"} for i in range(60)}
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as zf:
+    zf.writestr("report.json", json.dumps(report))
+    for i in range(60):
+        with zf.open(f"c{i}.npy", "w") as f:
+            np.lib.format.write_array(f, np.ones((2, 3)))
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        os.write(int(fd), buf.getvalue())
+    except OSError:
+        pass
+os._exit(0)
+''',
+}
+LOOKALIKE = '''
+import torch
+class Always(float):
+    def __eq__(self, other):
+        return True
+    __hash__ = float.__hash__
+class Sneaky(torch.Tensor):
+    def __eq__(self, other):
+        return True
+class Anything:
+    shape = (1, 3)
+    def __eq__(self, other):
+        return True
+    def __getitem__(self, i):
+        return self
+'''
+READ_SECRETS = '''
+import os
+found = []
+for top in ("/", ):
+    for dirpath, dirnames, filenames in os.walk(top):
+        if dirpath.startswith(("/proc", "/sys", "/dev", "/usr", "/etc")) or ".venv" in dirpath or ".pyenv" in dirpath:
+            dirnames[:] = []
+            continue
+        found += [os.path.join(dirpath, f) for f in filenames if f.endswith((".ipynb", ".zip", "checks.py", ".csv"))
+                  and os.path.join(dirpath, f) != "/grader/in/submission.ipynb"]
+def attention_scores(Q, K):
+    raise ValueError(f"found: {found[:3]}")
+'''
+ATTACKS = {
+    "attention_by_hand": {
+        **ATTACK_ON_JUDGING,
+        "lookalike": LOOKALIKE + '''
+def attention_scores(Q, K):
+    return torch.zeros(Q.shape[0], K.shape[0]).as_subclass(Sneaky)
+def stable_softmax(x):
+    return Anything()
+def attend(Q, K, V):
+    return Always(1.0), Always(1.0)
+def causal_mask(n):
+    return torch.ones(n, n, dtype=torch.bool).tril().as_subclass(Sneaky)   # right values, not a plain tensor
+def masked_attend(Q, K, V, mask):
+    return Anything(), Anything()
+''',
+        "read_secrets": READ_SECRETS,
+        "reference": '''
+import torch
+import torch.nn.functional as F
+import helpers.attention as course
+from helpers.masks import causal_mask
+def attention_scores(Q, K):
+    return course.scaled_dot_product_attention(Q, K, K, scale=1.0)[1].log()
+def stable_softmax(x):
+    return torch.softmax(x, dim=-1)
+def attend(Q, K, V):
+    return F.scaled_dot_product_attention(Q, K, V), torch.softmax(Q @ K.T / K.shape[-1] ** 0.5, dim=-1)
+def masked_attend(Q, K, V, mask):
+    return course.scaled_dot_product_attention(Q, K, V, mask=mask)
+''',
+    },
+    "bottleneck_and_average": {
+        "lookalike": LOOKALIKE + '''
+def summary_vector(forward_states, backward_states, lengths):
+    return Anything()
+def weighted_average(states, weights):
+    return (weights[:, :, None] * states).sum(dim=1).as_subclass(Sneaky)
+def contexts_for_every_step(queries, states, mask):
+    return Always(0.0), Always(0.0)
+''',
+        "reference": '''
+import torch.nn.functional as F
+from helpers.attention import masked_softmax
+def contexts_for_every_step(queries, states, mask):
+    weights = masked_softmax(queries @ states.transpose(1, 2), mask)
+    return F.scaled_dot_product_attention(queries, states, states, attn_mask=mask, scale=1.0), weights
+''',
+    },
+    "transformer_and_cost": {
+        "lookalike": LOOKALIKE + '''
+def additive_scores_bytes(batch, n_q, n_k, hidden, bytes_per_value=4):
+    return Always(0.0)
+def transformer_scores_bytes(batch, n, heads, layers, bytes_per_value=4):
+    return Anything()
+case_gib, case_fits = Always(0.0), Anything()
+''',
+        "reference": '''
+import torch
+from helpers.transformer import FeedForward
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    mha = torch.nn.MultiheadAttention(X.shape[-1], n_heads, bias=False, batch_first=True).to(X.dtype)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([W_q.T, W_k.T, W_v.T]))
+        mha.out_proj.weight.copy_(W_o.T)
+    return mha(X, X, X, need_weights=True, average_attn_weights=False)
+''',
+    },
+    "decoder_attention": {
+        "reference": '''
+import helpers.attention as ha
+from helpers.seq2seq import BahdanauDecoder as CourseDecoder
+class BahdanauDecoder(CourseDecoder):
+    def __init__(self, vocab_size, emb, hidden, context_size, attn_hidden=64):
+        super().__init__(vocab_size, emb, hidden, context_size, ha.AdditiveAttention(hidden, context_size, attn_hidden))
+def additive_scores(query, keys, W_q, W_k, v):
+    scorer = ha.AdditiveAttention(query.shape[-1], keys.shape[-1], v.shape[0])
+    return scorer.score(query, keys)
+''',
+    },
+}
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
     "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "weights summing to 1.5 should raise",
                                             "padding position got weight"],
@@ -88,9 +235,26 @@ MESSAGES = {  # words the public tests must say for a mistake: submission -> phr
                              "mistakes": ["you divided by √d_model", "keys j &lt;= i", "multiply by layers"]},
     "attention_by_hand": {"mistakes": ["divide the scores by √d_k", "Subtract each row's maximum",
                                        "True means may attend"],
-                          "missing_paren": ["q2: stable_softmax should be a function",
-                                            "q2: your code raised TypeError"]},
+                          "missing_paren": ["q2: stable_softmax is not defined"],
+                          "read_secrets": ["found: []"]},
 }
+
+
+for _name, _attacks in ATTACKS.items():
+    for _attack, _code in _attacks.items():
+        CASES[_name][_attack] = (("append", _code), {q: 0 for q in CASES[_name]["solution"][1]})
+    CASES[_name]["untouched"] = (None, {q: 0 for q in CASES[_name]["solution"][1]})
+
+
+def notebook(name: str, replacements):
+    """A case's notebook: the student's (None), the student's plus an attack cell, or the mutated solution."""
+    if replacements is None:
+        return student(name)
+    if replacements and replacements[0] == "append":
+        nb = student(name)
+        nb.cells.append(nbformat.v4.new_code_cell(replacements[1]))
+        return nb
+    return mutate(solution(name), *replacements)
 
 
 def test_every_assignment_has_a_case_table_and_a_written_question():
@@ -165,8 +329,7 @@ def test_grading_gives_exactly_the_points_earned(name, tmp_path):
     subs = tmp_path / "submissions"
     subs.mkdir()
     for sub, (replacements, _) in CASES[name].items():
-        nb = student(name) if replacements is None else mutate(solution(name), *replacements)
-        nbformat.write(nb, subs / f"{sub}.ipynb")
+        nbformat.write(notebook(name, replacements), subs / f"{sub}.ipynb")
     rows, report, table = grade(name, subs, tmp_path, "--jobs", "2", "--feedback", tmp_path / "feedback")
     assert set(rows) == set(CASES[name])
     possible = {q["name"]: q["points"] for q in report["questions"] if not q["manual"]}
@@ -175,6 +338,8 @@ def test_grading_gives_exactly_the_points_earned(name, tmp_path):
         assert row["error"] is None, (sub, row["error"])
         assert {q: v["possible"] for q, v in row["questions"].items()} == possible
         assert scores(row) == pytest.approx(expected, abs=1e-9), f"{sub}: got {scores(row)}, expected {expected}"
+    for sub in ATTACKS.get(name, {}):  # blank + attack = blank, question by question
+        assert scores(rows[sub]) == scores(rows["untouched"]), (sub, rows[sub]["questions"])
     total = sum(possible.values())
     got = sum(CASES[name]["solution"][1].values())  # the written questions are not in the table
     assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table

@@ -1,11 +1,11 @@
 """The grading plumbing without running any notebook: student ids, the course gradebook, written scores, feedback
-pages, one-line errors, and the parent's check of what a (possibly tampered) grading child reports."""
+pages, and the grader's reading of what a (possibly tampered) sandbox returns: plain data only."""
 import csv
 
 import pytest
 
 from assignments.grade import feedback_html, read_manual, student_id, update_gradebook
-from assignments.sandbox import _one_line, _validate
+from assignments.judge import Foreign, Plan, Raised, decode, failure, judge_results, source_verdicts
 
 QUESTIONS_A = [{"name": "q1", "points": 2.0, "manual": False}, {"name": "q2", "points": 3.0, "manual": False},
                {"name": "q3", "points": 2.0, "manual": True}]
@@ -91,29 +91,36 @@ def test_feedback_shows_public_messages_escaped_and_never_hidden_ones():
     assert "could not be graded: the grading process ended" in error_page
 
 
-@pytest.mark.parametrize("message, expected", [
-    ("weights do not sum to 1", "weights do not sum to 1"),
-    ("Traceback (most recent call last):\n  File \"x.py\", line 3, in test\n    attend(Q)\nNameError: name 'attend' is "
-     "not defined", "your code raised NameError: name 'attend' is not defined"),
-    ("Traceback (most recent call last):\n  File \"t.py\", line 9\nAssertionError: the mask is inverted",
-     "the mask is inverted"),
-    ("Traceback (most recent call last):\n  ...\ntorch.OutOfMemoryError: too big",
-     "your code raised OutOfMemoryError: too big"),
-])
-def test_an_exception_becomes_one_line(message, expected):
-    assert _one_line(message) == expected
+def test_results_are_decoded_as_plain_data_only():
+    import numpy as np
+    import torch
+
+    arrays = {"c0": np.arange(3.0), "c1": np.array([1, 2])}
+    assert torch.equal(decode({"a": "c0"}, arrays), torch.arange(3.0, dtype=torch.float64))
+    assert isinstance(decode({"a": "missing"}, arrays), Foreign)
+    assert isinstance(decode({"type": "Sneaky"}, arrays), Foreign) and isinstance(decode([1], arrays), Foreign)
+    assert decode({"v": 2.5}, arrays) == 2.5 and isinstance(decode({"v": {"x": 1}}, arrays), Foreign)
+    assert decode({"seq": [{"v": 1}, {"a": "c1"}]}, arrays)[0] == 1
+    raised = decode({"raised": "ValueError", "message": "row sums are 1.5"}, arrays)
+    assert isinstance(raised, Raised) and failure(raised, "f") == "your code raised ValueError: row sums are 1.5"
+    assert failure(Raised("SecretLeak_abc", "data"), "f") == "your code raised an exception"
 
 
-def test_the_parent_refuses_an_impossible_report():
-    expected = {"q1": 2.0, "q2": 3.0}
-    good = {"questions": {"q1": {"score": 2.0, "possible": 2.0, "tests": []},
-                          "q2": {"score": 0.0, "possible": 3.0, "tests": [{"name": "q2 - 1", "passed": False}]}}}
-    assert _validate(good, expected) is good
-    forged = {"questions": {"q1": {"score": 99.0, "possible": 99.0, "tests": []},
-                            "q2": {"score": 3.0, "possible": 3.0, "tests": []}}}
-    with pytest.raises(ValueError, match="q1: score 99.0 of 99.0 is impossible"):
-        _validate(forged, expected)
-    with pytest.raises(ValueError, match="expected"):
-        _validate({"questions": {"q1": good["questions"]["q1"]}}, expected)
-    with pytest.raises(ValueError, match="malformed"):
-        _validate({"questions": {**good["questions"], "q2": {"score": 0.0, "possible": 3.0, "tests": [{}]}}}, expected)
+def test_points_come_from_the_checks_and_the_source_check():
+    p = Plan(0)
+    c = p.call("f", 1)
+    p.check("q1", "one", lambda R: None if R[c] == 2 else "wrong", public=True)
+    p.check("q1", "two", lambda R: 1 / 0)  # a check that breaks fails, the grader goes on
+    p.check("q2", "three", lambda R: None)
+    got = judge_results(p, {c: {"v": 2}}, {}, {"q2": "uses softmax"}, {"q1": 2.0, "q2": 3.0})
+    assert got["q1"]["score"] == 1.0 and got["q2"]["score"] == 0.0
+    assert got["q2"]["tests"][0]["message"] == "uses softmax"
+    nb = {"cells": [{"cell_type": "code", "source": "import torch\nimport helpers.attention as H\n"
+                     "def f(x):\n    return g(x)\ndef g(x):\n    return H.softmax(x)\n"
+                     "def h(x):\n    return torch.exp(x)\nk = torch.softmax"}]}
+    rules = {"q1": {"defines": ["f"]}, "q2": {"defines": ["h"], "banned": ["softmax"]}, "q3": {"defines": ["k"]}}
+    verdicts = source_verdicts(nb, rules, set())
+    assert "helpers.attention" in verdicts["q1"] and "softmax" in verdicts["q2"]
+    assert "not defined with def" in verdicts["q3"]
+    assert source_verdicts({"cells": [{"cell_type": "code", "source": "def h(x):\n    return x"}]}, rules,
+                           set())["q2"] is None

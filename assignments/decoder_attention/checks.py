@@ -1,0 +1,205 @@
+"""decoder_attention: the grader's checks (teachers only; run outside the sandbox, see assignments/judge.py).
+
+The decoders' step checks send the weights (a state dict of plain arrays) into the sandbox, where the submission's
+class is built and loaded with them; the expected outputs are computed here with the same weights. The training
+check asks the sandbox to train the course's translator with the submission's BahdanauDecoder and to return the
+trained weights as arrays; here they are loaded (strictly) into the course's own Bahdanau architecture, which
+translates sentences drawn afresh from the task's generator (never seen in the sandbox); the BLEU is computed here.
+Budget and threshold: GRADING_A3_STEPS (default 300 steps), GRADING_A3_MIN_BLEU (default 70), GRADING_A3_SEED.
+"""
+import os
+
+import torch
+import torch.nn as nn
+
+from assignments.judge import close, failure, is_tensor
+from helpers.attention import AdditiveAttention
+
+RULES = {
+    "q1": {"defines": ["additive_scores"], "banned": ["AdditiveAttention", "Scorer", "SCORERS"]},
+    "q2": {"defines": ["BahdanauDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
+    "q3": {"defines": ["LuongDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
+}
+STEPS = int(os.environ.get("GRADING_A3_STEPS", "300"))
+MIN_BLEU = float(os.environ.get("GRADING_A3_MIN_BLEU", "70"))
+SEED = int(os.environ.get("GRADING_A3_SEED", "0"))
+
+
+class Parts(nn.Module):
+    """The parameters both decoders share, named as in the assignment's classes (the weights sent in)."""
+
+    def __init__(self, vocab, emb, hidden, ctx, attn_hidden, cell_input, embedding=True):
+        super().__init__()
+        if embedding:
+            self.embedding = nn.Embedding(vocab, emb, padding_idx=0)
+            self.init = nn.Linear(ctx, hidden)
+        self.scorer = AdditiveAttention(hidden, ctx, attn_hidden)
+        self.cell = nn.GRUCell(cell_input, hidden)
+        self.pre_output = nn.Linear(hidden + ctx + emb, hidden)
+        self.output = nn.Linear(hidden, vocab)
+
+    def readout(self, s, context, y):
+        return self.output(torch.tanh(self.pre_output(torch.cat([s, context, y], dim=-1))))
+
+    def bahdanau(self, y, s_prev, enc_out, mask):
+        context, weights = self.scorer(s_prev[:, None], enc_out, enc_out, mask=mask)
+        context, weights = context[:, 0], weights[:, 0]
+        s = self.cell(torch.cat([y, context], dim=-1), s_prev)
+        return self.readout(s, context, y), s, weights
+
+    def luong(self, y, s_prev, enc_out, mask):
+        s = self.cell(y, s_prev)
+        context, weights = self.scorer(s[:, None], enc_out, enc_out, mask=mask)
+        return self.readout(s, context[:, 0], y), s, weights[:, 0]
+
+
+def randn(p, *shape, dtype=torch.float32):
+    return torch.from_numpy(p.rng.standard_normal(shape)).to(dtype)
+
+
+def step_matches(got, ref, atol):
+    if not isinstance(got, tuple) or len(got) != 3:
+        return False
+    return all(close(g, r, atol) for g, r in zip(got, ref, strict=True))
+
+
+def plan(p):
+    # q1
+    # The example-shaped checks draw their values for this run too: a copied known output earns nothing.
+    q, k = randn(p, 2, 3, 4), randn(p, 2, 5, 6)
+    W_q, W_k, v = randn(p, 4, 7), randn(p, 6, 7), randn(p, 7)
+    c = p.call("additive_scores", q, k, W_q, W_k, v)
+    pre = (q @ W_q)[:, :, None] + (k @ W_k)[:, None]
+
+    def q1_example(R, c=c, pre=pre, v=v):
+        got = R[c]
+        if failure(got, "additive_scores"):
+            return failure(got, "additive_scores")
+        if not is_tensor(got, (2, 3, 5)):
+            return "for 3 queries and 5 keys the scores should be (batch, T, S) = (2, 3, 5)"
+        if close(got, pre @ v):
+            return "the tanh is missing: v . tanh(q W_q + k W_k)"
+        if close(got, torch.tanh(pre @ v)):
+            return "the tanh comes before the product with v, not after"
+        return None if close(got, torch.tanh(pre) @ v) else "the scores differ from the course's AdditiveAttention"
+    p.check("q1", "against the course's scorer", q1_example, public=True)
+    b, t, s, dq, dk, h = (int(x) for x in p.rng.integers(1, 9, size=6))
+    q, k = randn(p, b, t, dq, dtype=torch.float64), randn(p, b, s, dk, dtype=torch.float64)
+    W_q, W_k, v = (randn(p, dq, h, dtype=torch.float64), randn(p, dk, h, dtype=torch.float64),
+                   randn(p, h, dtype=torch.float64))
+    c = p.call("additive_scores", q, k, W_q, W_k, v)
+    expected = torch.tanh((q @ W_q)[:, :, None] + (k @ W_k)[:, None]) @ v
+    p.check("q1", "other sizes", lambda R, c=c, e=expected: None if close(R[c], e, 1e-10) else "wrong")
+
+    # q2: Bahdanau's step on the example sizes, then a padded batch in float64 through forward, then training
+    torch.manual_seed(int(p.rng.integers(1 << 30)))
+    ref = Parts(12, 6, 8, 10, 5, 6 + 10)
+    y, s_prev, enc_out = randn(p, 3, 6), randn(p, 3, 8), randn(p, 3, 4, 10)
+    mask = (torch.arange(4)[None, :] < torch.tensor([4, 2, 3])[:, None])[:, None, :]
+    c = p.method("BahdanauDecoder", (12, 6, 8, 10), {"attn_hidden": 5}, ref.state_dict(), "step",
+                 y, s_prev, enc_out, mask)
+    with torch.no_grad():
+        expected = ref.bahdanau(y, s_prev, enc_out, mask)
+        new_state_w = ref.scorer(expected[1][:, None], enc_out, enc_out, mask=mask)[1][:, 0]
+
+    def q2_step(R, c=c, e=expected, new_state_w=new_state_w):
+        got = R[c]
+        if not isinstance(got, tuple) or len(got) != 3:
+            return failure(got, "BahdanauDecoder") or "step should return (logits, s, weights)"
+        logits, s, w = got
+        if not is_tensor(w, (3, 4)):
+            return "the weights should be (batch, S) = (3, 4): drop the query axis of the scorer's output"
+        if not (bool((w[1, 2:] == 0).all()) and bool((w[2, 3:] == 0).all())):
+            return "padding positions got weight: pass mask=mask to the scorer"
+        if close(w, new_state_w):
+            return ("you attended with the new state s_t: in Bahdanau's wiring the query is the previous state "
+                    "s_{t-1} (s_prev)")
+        if not close(w, e[2]):
+            return "the weights are not the scorer's attention of s_prev over the encoder outputs"
+        if not close(s, e[1]):
+            return ("the new state is not self.cell([y_emb; context], s_prev): in Bahdanau's wiring the context goes "
+                    "into the cell's input, after the embedding")
+        return None if close(logits, e[0]) else \
+            "the logits are not self.output(tanh(self.pre_output([s_t; context; y_emb])))"
+    p.check("q2", "one step's wiring", q2_step, public=True)
+
+    torch.manual_seed(int(p.rng.integers(1 << 30)))
+    ref = Parts(9, 5, 7, 6, 4, 5 + 6).double()
+    n = 7
+    enc_out = randn(p, 5, n, 6, dtype=torch.float64)
+    lengths = torch.from_numpy(p.rng.integers(1, n + 1, size=5))
+    pad = torch.arange(n)[None, :] < lengths[:, None]
+    summary = randn(p, 5, 6, dtype=torch.float64)
+    tgt = torch.from_numpy(p.rng.integers(1, 9, size=(5, 6)))
+    with torch.no_grad():
+        s = torch.tanh(ref.init(summary))
+        state0 = s[None].clone()
+        logits, weights = [], []
+        for i in range(6):
+            lo, s, w = ref.bahdanau(ref.embedding(tgt[:, i]), s, enc_out, pad[:, None, :])
+            logits.append(lo)
+            weights.append(w)
+        expected = (torch.stack(logits, 1), torch.stack(weights, 1), s[None])
+    enc = {"outputs": enc_out, "mask": pad, "summary": summary}
+    c = p.method("BahdanauDecoder", (9, 5, 7, 6), {"attn_hidden": 4}, ref.state_dict(), "forward",
+                    tgt, enc, state0, double=True)
+    p.check("q2", "forward over a padded batch", lambda R, c=c, e=expected: None if step_matches(R[c], e, 1e-6)
+            else "wrong")
+
+    c = p.train("BahdanauDecoder", STEPS, SEED)
+    sentences = p.rng.integers(1 << 30)
+
+    def q2_trains(R, c=c, sentences=int(sentences)):
+        state = R[c]
+        if not isinstance(state, dict):
+            return failure(state, "BahdanauDecoder") or "training did not return the weights"
+        bleu = translation_bleu(state, sentences)
+        return None if bleu >= MIN_BLEU else f"BLEU {bleu:.1f} after {STEPS} steps (at least {MIN_BLEU:g} needed)"
+    p.check("q2", "trains and translates long sentences", q2_trains)
+
+    # q3: Luong's step
+    for i, (b, s_len, dtype, atol) in enumerate([(2, 3, torch.float32, 1e-5), (4, 6, torch.float64, 1e-10)]):
+        torch.manual_seed(int(p.rng.integers(1 << 30)))
+        vocab, emb, hidden, ctx, ah = (11, 5, 7, 9, 4) if i == 0 else (6, 4, 3, 5, 2)
+        ref = Parts(vocab, emb, hidden, ctx, ah, emb, embedding=False)
+        y, s_prev, enc_out = randn(p, b, emb), randn(p, b, hidden), randn(p, b, s_len, ctx)
+        lengths = torch.from_numpy(p.rng.integers(1, s_len + 1, size=b))
+        lengths[0] = s_len
+        mask = (torch.arange(s_len)[None, :] < lengths[:, None])[:, None, :]
+        state = ref.state_dict()
+        if dtype == torch.float64:
+            ref, y, s_prev, enc_out = ref.double(), y.double(), s_prev.double(), enc_out.double()
+        with torch.no_grad():
+            expected = ref.luong(y, s_prev, enc_out, mask)
+            prev_w = ref.scorer(s_prev[:, None], enc_out, enc_out, mask=mask)[1][:, 0]
+        c = p.method("LuongDecoder", (vocab, emb, hidden, ctx), {"attn_hidden": ah}, state, "step",
+                        y, s_prev, enc_out, mask, double=dtype == torch.float64)
+
+        def q3_step(R, c=c, e=expected, prev_w=prev_w, atol=atol):
+            got = R[c]
+            if not isinstance(got, tuple) or len(got) != 3:
+                return failure(got, "LuongDecoder") or "step should return (logits, s, weights)"
+            if not close(got[1], e[1], atol):
+                return ("the new state should be self.cell(y_emb, s_prev): in Luong's wiring the cell reads the "
+                        "embedding only")
+            if close(got[2], prev_w, atol):
+                return "you attended with s_prev: Luong's query is the current state s_t (run the cell first)"
+            return None if step_matches(got, e, atol) else "the weights or the logits differ from Luong's wiring"
+        p.check("q3", "one step's wiring" if i == 0 else "a padded batch, other sizes", q3_step, public=i == 0)
+
+
+def translation_bleu(state: dict, seed: int, n: int = 60) -> float:
+    """Load the returned weights into the course's Bahdanau translator (strictly) and score fresh long sentences."""
+    from helpers.metrics import corpus_bleu
+    from helpers.seq2seq import greedy_translate, make_model
+    from helpers.toylang import sample_pairs
+
+    model = make_model(seed=0, wiring="bahdanau")
+    tensors = {k: v for k, v in state.items() if is_tensor(v)}
+    if set(tensors) != set(model.state_dict()):
+        raise ValueError("the returned weights do not fit the course's translator")
+    model.load_state_dict({k: v.to(model.state_dict()[k].dtype) for k, v in tensors.items()}, strict=True)
+    model.eval()
+    pairs = sample_pairs(n, min_len=31, max_len=50, seed=seed)
+    hyps, _ = greedy_translate(model, [pair[0] for pair in pairs])
+    return corpus_bleu(hyps, [pair[1] for pair in pairs])

@@ -1,0 +1,389 @@
+"""Outside the sandbox: plan the calls, read the plain results, check the source, award every point.
+
+Each assignment's hidden checks live in `assignments/<name>/checks.py` (teachers only; never mounted in the
+sandbox, never in the student release). Its `plan(p: Plan)` draws inputs from `p.rng` (seeded afresh for every
+grading run, from a seed the sandbox never sees), registers calls (`p.call`, `p.method`, `p.value`, `p.train`) and,
+per question, checks: `p.check(question, name, judge, public=False)`, where `judge(R)` gets the decoded results
+(`R[call_id]`: a torch tensor built here from a plain array, a Python number/bool/str, a tuple, a dict, `Raised`
+or `Foreign`) and returns None (passed) or a message. Expected values are computed here, in the grader's process.
+Its `RULES` say, per question, what must be written by the student (`defines`) and which references earn nothing
+(`banned`); `source_verdicts` checks them on the submission's syntax tree.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+# Dynamic code the syntax tree cannot follow: a submission using any of these earns no source-checked points.
+DYNAMIC = {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals", "vars",
+           "importlib", "builtins", "__builtins__", "__dict__", "__globals__", "__code__", "__class__",
+           "__subclasses__", "__getattribute__", "ctypes", "inspect", "gc", "sys.modules", "_getframe", "f_globals",
+           "f_locals", "__wrapped__", "marshal", "pickle", "FunctionType", "CodeType"}
+# The course's reference implementations and the task's generator: using a name of these modules that the student
+# notebook itself does not import (its given code) earns nothing.
+REFERENCE_MODULES = ("helpers.attention", "helpers.seq2seq", "helpers.toylang", "helpers.transformer",
+                     "helpers.exercises", "helpers.training", "helpers.experiments", "helpers.cost", "helpers.masks",
+                     "helpers.metrics", "helpers.widgets", "helpers.tables")
+
+
+class Raised:
+    """The submission's code raised: the exception's type name and message (plain strings from the sandbox)."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind, self.message = str(kind)[:40], str(message)[:200]
+
+    def __repr__(self):
+        return f"Raised({self.kind})"
+
+
+class Foreign:
+    """A result that was not plain data (a subclass, a custom object): only its type name crossed."""
+
+    def __init__(self, name: str):
+        self.name = str(name)[:40]
+
+    def __repr__(self):
+        return f"Foreign({self.name})"
+
+
+@dataclasses.dataclass
+class Check:
+    question: str
+    name: str
+    judge: Callable
+    public: bool
+
+
+class Plan:
+    """What the sandbox is asked to compute (calls and input arrays) and how the answers are judged (checks)."""
+
+    def __init__(self, seed: int, env: dict | None = None):
+        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.env = env or {}
+        self.inputs: dict[str, np.ndarray] = {}
+        self.calls: list[dict] = []
+        self.checks: list[Check] = []
+
+    def arr(self, x) -> dict:
+        """An input array (numpy or torch) -> its reference in a call's arguments."""
+        key = f"in{len(self.inputs)}"
+        self.inputs[key] = np.ascontiguousarray(x.detach().numpy() if hasattr(x, "detach") else np.asarray(x))
+        return {"a": key}
+
+    def _encode(self, x):
+        import torch
+
+        if isinstance(x, (np.ndarray, torch.Tensor)):
+            return self.arr(x)
+        if isinstance(x, dict):
+            return {"ns": {k: self._encode(v) for k, v in x.items()}}
+        if isinstance(x, (list, tuple)):
+            return [self._encode(v) for v in x]
+        return x
+
+    def _add(self, entry: dict) -> str:
+        entry["id"] = f"c{len(self.calls)}"
+        self.calls.append(entry)
+        return entry["id"]
+
+    def call(self, fn: str, *args, patch: dict | None = None, **kwargs) -> str:
+        """Call the submission's function `fn` (patch: names -> harness references, for the call only)."""
+        return self._add({"call": fn, "args": self._encode(list(args)),
+                          "kwargs": {k: self._encode(v) for k, v in kwargs.items()}, "patch": patch or {}})
+
+    def method(self, cls: str, init: tuple, init_kwargs: dict, state: dict, method: str, *args, double: bool = False,
+               **kwargs) -> str:
+        """Build the submission's class `cls(*init, **init_kwargs)` (`.double()` if asked), load the weights `state`
+        (a state dict), call `method` without gradients."""
+        build = {"cls": cls, "args": list(init), "kwargs": init_kwargs, "double": double,
+                 "state": {k: self.arr(v) for k, v in state.items()}}
+        return self._add({"build": build, "method": method, "args": self._encode(list(args)),
+                          "kwargs": {k: self._encode(v) for k, v in kwargs.items()}, "no_grad": True})
+
+    def value(self, name: str) -> str:
+        """The value of a top-level name of the notebook."""
+        return self._add({"value": name})
+
+    def train(self, cls: str, steps: int, seed: int) -> str:
+        """Train the course's translator with the submission's decoder class -> its state dict (arrays)."""
+        return self._add({"train": {"cls": cls, "steps": steps, "seed": seed}})
+
+    def check(self, question: str, name: str, judge: Callable, public: bool = False) -> None:
+        self.checks.append(Check(question, name, judge, public))
+
+    def files(self, notebook: bytes, cell_seconds: int) -> dict[str, bytes]:
+        """The files the sandbox gets: the notebook, the plan (calls only) and the input arrays."""
+        import io
+
+        buf = io.BytesIO()
+        np.savez(buf, **self.inputs)
+        plan = {"cell_seconds": cell_seconds, "calls": self.calls}
+        return {"submission.ipynb": notebook, "plan.json": json.dumps(plan).encode(), "inputs.npz": buf.getvalue()}
+
+
+def decode(entry, arrays: dict):
+    """One result of the harness's report -> plain Python/torch values built here (see `Raised`, `Foreign`)."""
+    import torch
+
+    if not isinstance(entry, dict):
+        return Foreign("malformed")
+    if "a" in entry:
+        arr = arrays.get(str(entry["a"]))
+        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf" or arr.dtype.hasobject:
+            return Foreign("missing array")
+        return torch.from_numpy(np.array(arr))
+    if "v" in entry:
+        v = entry["v"]
+        return v if type(v) in (int, float, bool, str) or v is None else Foreign("malformed")
+    if "seq" in entry and isinstance(entry["seq"], list):
+        return tuple(decode(e, arrays) for e in entry["seq"])
+    if "map" in entry and isinstance(entry["map"], dict):
+        return {str(k): decode(v, arrays) for k, v in entry["map"].items()}
+    if "raised" in entry:
+        return Raised(entry.get("raised", "?"), entry.get("message", ""))
+    return Foreign(entry.get("type", "unknown"))
+
+
+def load_checks(name: str, folder: Path | None = None):
+    """The module `assignments/<name>/checks.py` (its `plan` and `RULES`)."""
+    path = (folder or HERE / name) / "checks.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: every assignment needs its hidden checks")
+    spec = importlib.util.spec_from_file_location(f"assignments.{name}.checks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------------------------------- the source check
+
+def notebook_source(nb: dict) -> tuple[ast.Module, list[str]]:
+    """Every code cell (otter's cells left out) as one syntax tree; cells that do not parse are skipped (their
+    names stay undefined, as in the run) and listed."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from assignments.harness import OTTER_CELL
+
+    manager, body, broken = TransformerManager(), [], []
+    for i, cell in enumerate(nb.get("cells", [])):
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or OTTER_CELL.match(source.strip()):
+            continue
+        try:
+            body += ast.parse(manager.transform_cell(source)).body
+        except (SyntaxError, ValueError):
+            broken.append(f"cell {i + 1}")
+    return ast.Module(body=body, type_ignores=[]), broken
+
+
+class _Refs(ast.NodeVisitor):
+    """Every name a piece of code refers to: dotted paths resolved through the imports, attribute names, keyword
+    argument names (as "kw:name"), string constants that look like names, and the names it calls."""
+
+    def __init__(self, aliases: dict[str, str]):
+        self.aliases, self.found = aliases, set()
+
+    def _dotted(self, node) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name):
+            parts.append(self.aliases.get(node.id, node.id))
+            return ".".join(reversed(parts))
+        return None
+
+    def visit_Attribute(self, node):
+        self.found.add(node.attr)
+        dotted = self._dotted(node)
+        if dotted:
+            self.found.add(dotted)
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        self.found |= {node.id, self.aliases.get(node.id, node.id)}
+
+    def visit_keyword(self, node):
+        if node.arg:
+            self.found.add(f"kw:{node.arg}")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and re.fullmatch(r"[\w.]{1,60}", node.value):
+            self.found.add(node.value)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            self.found.add(a.name)
+
+    def visit_ImportFrom(self, node):
+        for a in node.names:
+            self.found.add(f"{node.module}.{a.name}")
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    return aliases
+
+
+def _refs(nodes, aliases) -> set[str]:
+    v = _Refs(aliases)
+    for n in nodes:
+        v.visit(n)
+    return v.found
+
+
+def _matches(found: set[str], banned: str) -> bool:
+    """`banned` is a dotted name or a last component: torch.softmax, F.softmax and x.softmax all match softmax."""
+    return any(f == banned or f.endswith("." + banned) or f.startswith(banned + ".") for f in found)
+
+
+def given_helpers(student_nb: dict) -> set[str]:
+    """The helpers names the notebook as handed out uses itself (its given code): those may be used."""
+    tree, _ = notebook_source(student_nb)
+    return {r for r in _refs(tree.body, _aliases(tree)) if r.startswith("helpers.")}
+
+
+def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[str, str | None]:
+    """question -> None (the source may earn points) or why it earns nothing, from the submission's syntax tree.
+
+    A question's code is the top-level functions and classes it `defines`, every top-level function or class they
+    refer to (transitively), and all module-level code (which runs before any call). `defines` must be bound by
+    `def`/`class` only (not imported, not assigned). Banned: the question's `banned` names, dynamic code
+    (`DYNAMIC`), and names of the course's reference modules that the handed-out notebook does not use itself."""
+    tree, _ = notebook_source(nb)
+    aliases = _aliases(tree)
+    defs: dict[str, ast.AST] = {}
+    other_bindings: dict[str, str] = {}
+    module_level = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defs[node.name] = node
+            other_bindings.pop(node.name, None)  # a later def wins, as when the notebook runs
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                other_bindings[a.asname or a.name.split(".")[0]] = "imported"
+            module_level.append(node)
+            continue
+        for target in ast.walk(node):
+            if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
+                other_bindings[target.id] = "assigned"
+        module_level.append(node)
+    module_refs = _refs([n for n in module_level if not isinstance(n, (ast.Import, ast.ImportFrom))], aliases)
+    verdicts = {}
+    for q, rule in rules.items():
+        missing = [n for n in rule.get("defines", []) if n not in defs]
+        rebound = [n for n in rule.get("defines", []) if n in other_bindings]
+        if missing or rebound:
+            name = (missing or rebound)[0]
+            verdicts[q] = (f"{name} is not defined with def/class in this notebook" if missing else
+                           f"{name} is {other_bindings[name]}, not written here: define your own with def")
+            continue
+        seen, todo = set(), list(rule.get("defines", []))
+        while todo:
+            n = todo.pop()
+            if n in seen or n not in defs:
+                continue
+            seen.add(n)
+            todo += [r for r in _refs([defs[n]], aliases) if r in defs]
+        found = _refs([defs[n] for n in seen], aliases) | module_refs
+        hit = [b for b in rule.get("banned", []) if _matches(found, b)]
+        hit += [b for b in sorted(DYNAMIC) if _matches(found, b)]
+        hit += sorted(r for r in found if r.startswith(REFERENCE_MODULES) and r not in allowed_helpers
+                      and not any(a.startswith(r + ".") for a in allowed_helpers))
+        verdicts[q] = None if not hit else (f"uses {hit[0]}, which earns nothing here: write it yourself "
+                                            f"(the source check, not a test, found this)")
+    return verdicts
+
+
+# ------------------------------------------------------------------------------------------------- scoring
+
+def judge_results(plan: Plan, report: dict, arrays: dict, verdicts: dict, points: dict[str, float]) -> dict:
+    """{question: {"score", "possible", "tests": [{"name", "passed", "hidden", "message"}]}} from plain results."""
+    results = _Results(report, arrays)
+    questions = {}
+    for q, possible in points.items():
+        checks = [c for c in plan.checks if c.question == q]
+        tests = []
+        for c in checks:
+            if verdicts.get(q):
+                passed, message = False, verdicts[q]
+            else:
+                try:
+                    message = c.judge(results)
+                except Exception as e:
+                    message = f"the result could not be checked ({type(e).__name__})"
+                passed = message is None
+            tests.append({"name": c.name, "passed": passed, "hidden": not c.public,
+                          "message": None if passed else str(message)[:300]})
+        score = possible * sum(t["passed"] for t in tests) / len(tests) if tests else 0.0
+        questions[q] = {"score": score, "possible": possible, "tests": tests}
+    return questions
+
+
+class _Results:
+    def __init__(self, report: dict, arrays: dict):
+        self.report, self.arrays = report, arrays
+
+    def __getitem__(self, call_id: str):
+        if call_id not in self.report:
+            return Foreign("no result")
+        return decode(self.report[call_id], self.arrays)
+
+
+# ------------------------------------------------------------------------------- small judging helpers
+
+def failure(x, name: str) -> str | None:
+    """A message when `x` is not a usable result (the code raised, or it returned no plain value)."""
+    if isinstance(x, Raised):
+        if x.kind in ("NameError", "KeyError") and x.message.strip("'\"") == name:
+            return f"{name} is not defined: does its cell run without errors?"
+        import builtins
+
+        cls = getattr(builtins, x.kind, None)
+        known = isinstance(cls, type) and issubclass(cls, BaseException)
+        return f"your code raised {x.kind}: {x.message[:100]}" if known else "your code raised an exception"
+    if isinstance(x, Foreign):
+        return f"{name} returned {x.name}, not a plain tensor or number: replace the ... with your code"
+    return None
+
+
+def is_tensor(x, shape=None) -> bool:
+    import torch
+
+    return type(x) is torch.Tensor and (shape is None or tuple(x.shape) == tuple(shape))
+
+
+def close(a, b, atol=1e-5) -> bool:
+    import torch
+
+    return is_tensor(a) and tuple(a.shape) == tuple(b.shape) and a.dtype != torch.bool and \
+        bool(torch.allclose(a.to(b.dtype), b, atol=atol, equal_nan=False))
+
+
+def equal(a, b) -> bool:
+    import torch
+
+    return is_tensor(a) and a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape) and bool(torch.equal(a, b))
+
+
+def pair(x, n: int = 2):
+    """x as a tuple of n items, or None."""
+    return x if isinstance(x, tuple) and len(x) == n else None
