@@ -97,7 +97,9 @@ NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve 
                 "seventeen eighteen nineteen twenty").split()
 COUNT_EN = re.compile(rf"\b({'|'.join(NUMBER_WORDS)}|\d+)\b(\s+[\w-]+){{0,2}}?\s+(notebooks|chapters)\b"
                       r"(?!\s+at\s+(once|a\s+time))", re.I)
-COUNT_ZH = re.compile(r"[一二两三四五六七八九十]+(个|章)[^，。：；\n]{0,8}?(笔记本|章节)")
+# a bare 一个 is the article ("一个存在的笔记本": a notebook that exists), not a count
+COUNT_ZH = re.compile(r"(?:[二两三四五六七八九十][一二两三四五六七八九十]*|一[一二两三四五六七八九十]+)(个|章)"
+                      r"[^，。：；\n]{0,8}?(笔记本|章节)")
 
 
 def chapter_counts(text: str) -> list[str]:
@@ -109,6 +111,8 @@ def test_the_count_detector_finds_typed_counts():
     assert chapter_counts("in nine short notebooks") == ["nine short notebooks"]
     assert chapter_counts("课程分成九个简短的笔记本。") == ["九个简短的笔记本"]
     assert chapter_counts("strict nbval of every chapter; it runs two notebooks at once") == []
+    assert chapter_counts("每个链接都应指向一个存在的笔记本") == []
+    assert chapter_counts("十一个笔记本") == ["十一个笔记本"]
 
 
 def texts_outside_notebooks():
