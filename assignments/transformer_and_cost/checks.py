@@ -55,7 +55,8 @@ def plan(p):
         "merge_heads(split_heads(X)) should give X back, token by token"), public=True)
     cases = []
     for heads in (int(p.rng.integers(2, 5)), 1):
-        batch, n, d_head = int(p.rng.integers(1, 4)), int(p.rng.integers(1, 8)), int(p.rng.integers(2, 6))
+        # n >= 2: with one token (or one head) a reshape without the transpose is right by accident
+        batch, n, d_head = int(p.rng.integers(1, 4)), int(p.rng.integers(2, 8)), int(p.rng.integers(2, 6))
         X = randn(p, batch, n, heads * d_head).float()
         ref = X.reshape(batch, n, heads, d_head).transpose(1, 2)
         cases.append((p.call("split_heads", X, heads), p.call("merge_heads", ref), X, ref))
