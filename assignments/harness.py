@@ -109,7 +109,7 @@ def build_object(spec: dict, ns: dict, inputs: dict):
 
 def train_model(spec: dict, ns: dict):
     """The course's translator (sizes `spec["model"]`) with the submission's decoder, trained by the course's loop
-    (`steps`, `batch_size`, `lr`, `seed`) -> its state dict."""
+    (`steps`, `batch_size`, `lr`, `seed`) on the training pairs of at most `max_len` source words -> its state dict."""
     import torch
 
     from helpers.seq2seq import make_model
@@ -122,7 +122,8 @@ def train_model(spec: dict, ns: dict):
     kwargs = {"attn_hidden": sizes["attn_hidden"]} if "attn_hidden" in sizes else {}
     model.decoder = ns[spec["cls"]](len(model.tgt_vocab), model.config["emb"], model.config["hidden"],
                                     model.encoder.output_size, **kwargs)
-    train(model, load_split("train"), steps=spec["steps"], batch_size=spec.get("batch_size", 64),
+    pairs = [pair for pair in load_split("train") if len(pair[0]) <= spec.get("max_len", 10**6)]
+    train(model, pairs, steps=spec["steps"], batch_size=spec.get("batch_size", 64),
           lr=spec.get("lr", 3e-3), seed=spec["seed"], progress=False)
     return dict(model.state_dict())
 

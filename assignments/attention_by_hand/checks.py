@@ -57,7 +57,8 @@ def plan(p):
     x[0, 0, 1] = float("-inf")
     x[1, 2, :4] = float("-inf")
     c = p.call("stable_softmax", x)
-    p.check("q2", "test_q2_any_shape_and_minus_inf", lambda R, c=c, x=x: None if close(R[c], torch.softmax(x, -1), 1e-12)
+    p.check("q2", "test_q2_any_shape_and_minus_inf", lambda R, c=c, x=x: None if close(R[c], torch.softmax(x, -1),
+                                                                                       1e-12)
             and bool((R[c][1, 2, :4] == 0).all()) else "wrong")
 
     # q3

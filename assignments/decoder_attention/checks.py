@@ -2,10 +2,11 @@
 
 The decoders' step checks send the weights (a state dict of plain arrays) into the sandbox, where the submission's
 class is built and loaded with them; the expected outputs are computed here with the same weights. The training
-check asks the sandbox to train the course's translator with the submission's BahdanauDecoder and to return the
-trained weights as arrays; here they are loaded (strictly) into the course's own Bahdanau architecture, which
-translates sentences drawn afresh from the task's generator (never seen in the sandbox); the BLEU is computed here.
-Budget and threshold: GRADING_A3_STEPS (default 300 steps), GRADING_A3_MIN_BLEU (default 70), GRADING_A3_SEED.
+check asks the sandbox to train a small version of the course's translator with the submission's BahdanauDecoder
+on short sentences and to return the trained weights as arrays; here they are loaded (strictly) into the course's
+own Bahdanau architecture, which translates longer sentences drawn afresh from the task's generator (never seen in
+the sandbox); the BLEU is computed here. Budget and threshold below (GRADING_A3_STEPS, GRADING_A3_MIN_BLEU,
+GRADING_A3_SEED, GRADING_A3_SENTENCES); `python -m assignments.calibrate_a3` measures their margins.
 """
 import os
 
@@ -20,13 +21,15 @@ RULES = {
     "q2": {"defines": ["BahdanauDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
     "q3": {"defines": ["LuongDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
 }
-# The training check's budget (calibrated by `python -m assignments.calibrate_a3`; assignments/README.md): a small
-# translator trained briefly, so that 30 submissions grade within 5 minutes on 2 cores.
+# The training check (calibrated by `python -m assignments.calibrate_a3`; assignments/README.md): a small translator
+# trained briefly on sentences of at most 20 words, then judged on fresh sentences of 21-30 words, longer than any
+# it trained on, which a decoder whose attention does not work cannot translate. Small and brief so that 30
+# submissions grade within 5 minutes on 2 cores.
 STEPS = int(os.environ.get("GRADING_A3_STEPS", "300"))
-MIN_BLEU = float(os.environ.get("GRADING_A3_MIN_BLEU", "70"))
+MIN_BLEU = float(os.environ.get("GRADING_A3_MIN_BLEU", "35"))
 SEED = int(os.environ.get("GRADING_A3_SEED", "0"))
 MODEL = {"emb": 32, "hidden": 64, "attn_hidden": 32}   # make_model's sizes, inside the sandbox and outside
-BATCH, LR = 64, 0.01
+BATCH, LR, MAX_TRAIN_LEN, TEST_LENGTHS = 64, 0.01, 20, (21, 30)
 SENTENCES = int(os.environ.get("GRADING_A3_SENTENCES", "60"))  # fresh long sentences translated outside
 
 
@@ -153,7 +156,7 @@ def plan(p):
     p.check("q2", "test_q2_forward_over_a_padded_batch", lambda R, c=c, e=expected: None if step_matches(R[c], e, 1e-6)
             else "wrong")
 
-    c = p.train("BahdanauDecoder", STEPS, SEED, model=MODEL, batch_size=BATCH, lr=LR)
+    c = p.train("BahdanauDecoder", STEPS, SEED, model=MODEL, batch_size=BATCH, lr=LR, max_len=MAX_TRAIN_LEN)
 
     def q2_runs(R, c=c):
         state = R[c]
@@ -174,7 +177,8 @@ def plan(p):
         if not isinstance(state, dict):
             return failure(state, "BahdanauDecoder") or "training did not return the weights"
         bleu = translation_bleu(state, sentences)
-        return None if bleu >= MIN_BLEU else f"BLEU {bleu:.1f} after {STEPS} steps (at least {MIN_BLEU:g} needed)"
+        return None if bleu >= MIN_BLEU else \
+            f"BLEU {bleu:.1f} on longer sentences than it trained on, after {STEPS} steps ({MIN_BLEU:g} needed)"
     p.check("q2", "test_q2_learns_long_sentences", q2_trains)
 
     # q3: Luong's step
@@ -225,7 +229,8 @@ def fitted(state: dict) -> dict:
 
 
 def translation_bleu(state: dict, seed: int, n: int = SENTENCES) -> float:
-    """Load the returned weights into the course's Bahdanau translator (strictly) and score fresh long sentences."""
+    """Load the returned weights into the course's Bahdanau translator (strictly) and score `n` fresh sentences of
+    `TEST_LENGTHS` words, drawn from `seed` (never seen in the sandbox)."""
     from helpers.metrics import corpus_bleu
     from helpers.seq2seq import greedy_translate
     from helpers.toylang import sample_pairs
@@ -233,6 +238,6 @@ def translation_bleu(state: dict, seed: int, n: int = SENTENCES) -> float:
     model = course_translator()
     model.load_state_dict(fitted(state), strict=True)
     model.eval()
-    pairs = sample_pairs(n, min_len=31, max_len=50, seed=seed)
+    pairs = sample_pairs(n, min_len=TEST_LENGTHS[0], max_len=TEST_LENGTHS[1], seed=seed)
     hyps, _ = greedy_translate(model, [pair[0] for pair in pairs])
     return corpus_bleu(hyps, [pair[1] for pair in pairs])

@@ -100,7 +100,8 @@ def plan(p):
     keep = int(p.rng.integers(2, 5))
     mask = torch.tensor([[[j < keep for j in range(5)]], [[True] * 5]])
     c = p.call("multi_head_attention", X, *W, 2, mask, patch=REFS)
-    p.check("q2", "test_q2_padding_mask", lambda R, c=c, keep=keep: None if pair(R[c]) and is_tensor(R[c][1], (2, 2, 5, 5))
+    p.check("q2", "test_q2_padding_mask", lambda R, c=c, keep=keep: None if pair(R[c])
+            and is_tensor(R[c][1], (2, 2, 5, 5))
             and bool((R[c][1][0, :, :, keep:] == 0).all()) and bool(torch.isfinite(R[c][1]).all())
             and close(R[c][1].sum(-1), torch.ones(2, 2, 5)) else "wrong")
 
@@ -157,7 +158,8 @@ def plan(p):
     heads, layers = (int(v) for v in p.rng.integers(2, 9, size=2))  # ≥ 2, or forgetting heads or layers goes unseen
     c1 = p.call("additive_scores_bytes", b, nq, nk, hid, bytes_per_value=2)
     c2 = p.call("transformer_scores_bytes", b, nq, heads, layers, bytes_per_value=8)
-    p.check("q4", "test_q4_other_sizes", lambda R, c1=c1, c2=c2, e1=b * nq * nk * hid * 2, e2=b * nq * nq * heads * layers * 8:
+    e1, e2 = b * nq * nk * hid * 2, b * nq * nq * heads * layers * 8
+    p.check("q4", "test_q4_other_sizes", lambda R, c1=c1, c2=c2, e1=e1, e2=e2:
             None if type(R[c1]) in (int, float) and R[c1] == e1 and type(R[c2]) in (int, float) and R[c2] == e2
             else "wrong")
     c1, c2 = p.value("case_gib"), p.value("case_fits")
