@@ -162,8 +162,13 @@ class Evidence:
 
     def check_live(self, unit: dict) -> list[dict]:
         """Run `unit` now and compare with its stored rows; return the fresh rows, or raise EvidenceMismatch."""
-        stored = self.stored(unit)["rows"]
         fresh, _ = run_unit(self.recipe.name, unit, self.settings)
+        return self.check(unit, fresh)
+
+    def check(self, unit: dict, fresh: Sequence[dict]) -> list[dict]:
+        """Compare rows the chapter made itself (through the recipe's own functions) with `unit`'s stored rows."""
+        stored = self.stored(unit)["rows"]
+        fresh = [_jsonable({**unit, **row}) for row in fresh]
         problems = _differences(stored, fresh, self.recipe)
         if problems:
             raise EvidenceMismatch(
@@ -232,6 +237,31 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
 # ---------------------------------------------------------------- recipes (one register(Recipe(...)) each)
 # Recipes live here, next to the mechanism; the functions they call live where their idea lives
 # (helpers.experiments for training runs). Each chapter that reads one says so in its recipe's `chapter`.
+
+
+# ---- chapter 07: the three translators at three budgets (issue 20, item 6)
+def _translator_units(settings: dict) -> list[dict]:
+    return [{"translator": name, "steps": steps, "seed": seed}
+            for name, budgets in settings["budgets"].items() for steps in budgets for seed in settings["seeds"]]
+
+
+def _translator_run(settings: dict, unit: dict) -> list[dict]:
+    from helpers.experiments import budget_rows, train_translator
+    from helpers.toylang import load_split, load_test_buckets
+
+    model, log = train_translator(unit["translator"], load_split("train"), unit["steps"], seed=unit["seed"],
+                                  batch_size=settings["batch"])
+    return budget_rows(unit["translator"], unit["steps"], model, log,
+                       load_test_buckets(limit=settings["eval_sentences"]))
+
+
+register(Recipe(
+    "translators_by_budget", "07",
+    "BLEU and exact match by length bucket of chapter 07's three translators at three training budgets, 4 seeds",
+    settings={"budgets": {"no attention": [125, 250, 500], "RNN + attention": [125, 250, 500],
+                          "Transformer": [400, 800, 1600], "Transformer, learned positions": [800]},
+              "seeds": [0, 1, 2, 3], "batch": 32, "eval_sentences": 100},
+    units=_translator_units, run=_translator_run, timing=("cpu_seconds",)))
 
 
 def command_line(argv: Sequence[str] | None = None) -> int:

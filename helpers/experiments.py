@@ -19,12 +19,12 @@ import torch.nn.functional as F
 
 from helpers.cost import count_parameters, time_call
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
-from helpers.transformer import TinyDecoder
+from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
 __all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
-           "step_time_by_length"]
+           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows"]
 
 
 # ---------------------------------------------------------------- speed
@@ -364,3 +364,49 @@ def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 
             model.zero_grad(set_to_none=True)
             model.eval()
     return result
+
+
+# ---------------------------------------------------------------- chapter 07's three translators by budget
+# How chapter 07 builds and trains each translator: one home, read by the chapter and by its evidence recipe.
+TRANSLATORS = {
+    "no attention": dict(build=dict(kind="none", emb=64, hidden=128), lr=5e-3, warmup=50),
+    "RNN + attention": dict(build=dict(kind="attention", emb=64, hidden=128), lr=5e-3, warmup=50),
+    "Transformer": dict(build=dict(kind="transformer"), lr=TRANSFORMER_TRAINING["lr"],
+                        warmup=TRANSFORMER_TRAINING["warmup"]),
+    "Transformer, learned positions": dict(build=dict(kind="transformer", positions="learned"),
+                                           lr=TRANSFORMER_TRAINING["lr"], warmup=TRANSFORMER_TRAINING["warmup"]),
+}
+
+
+def make_translator(name: str, seed: int = 0):
+    """A fresh translator of chapter 07's table TRANSLATORS (an RNN Seq2Seq or a TransformerTranslator)."""
+    from helpers.seq2seq import make_model
+    from helpers.transformer import make_transformer
+
+    if name not in TRANSLATORS:
+        raise KeyError(f"no translator named {name!r}; TRANSLATORS has {', '.join(TRANSLATORS)}")
+    build = dict(TRANSLATORS[name]["build"])
+    if build.pop("kind") == "transformer":
+        return make_transformer(**build, seed=seed)
+    return make_model(TRANSLATORS[name]["build"]["kind"], **build, seed=seed)
+
+
+def train_translator(name: str, train_pairs: Sequence, steps: int, seed: int = 0, batch_size: int = 32,
+                     progress: bool = False):
+    """(model, TrainLog): translator `name` of TRANSLATORS trained for `steps` batches with its learning rate."""
+    from helpers.training import train
+
+    model = make_translator(name, seed=seed)
+    spec = TRANSLATORS[name]
+    log = train(model, train_pairs, steps, batch_size=batch_size, lr=spec["lr"], warmup=spec["warmup"], seed=seed,
+                progress=progress)
+    return model, log
+
+
+def budget_rows(name: str, steps: int, model, log, test: dict) -> list[dict]:
+    """Rows of one trained translator: one per test bucket, with BLEU, exact match, CPU seconds and parameters."""
+    from helpers.training import evaluate_buckets
+
+    return [dict(translator=name, steps=steps, bucket=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
+                 n=r["n"], cpu_seconds=log.cpu_seconds, parameters=model.n_parameters())
+            for bucket, r in evaluate_buckets(model, test).items()]
