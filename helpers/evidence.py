@@ -241,7 +241,7 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
 
 # ---- chapter 07: the three translators at three budgets (issue 20, item 6)
 def _translator_units(settings: dict) -> list[dict]:
-    return [{"translator": name, "steps": steps, "seed": seed}
+    return [{"config": name, "steps": steps, "seed": seed}
             for name, budgets in settings["budgets"].items() for steps in budgets for seed in settings["seeds"]]
 
 
@@ -249,9 +249,9 @@ def _translator_run(settings: dict, unit: dict) -> list[dict]:
     from helpers.experiments import budget_rows, train_translator
     from helpers.toylang import load_split, load_test_buckets
 
-    model, log = train_translator(unit["translator"], load_split("train"), unit["steps"], seed=unit["seed"],
+    model, log = train_translator(unit["config"], load_split("train"), unit["steps"], seed=unit["seed"],
                                   batch_size=settings["batch"])
-    return budget_rows(unit["translator"], unit["steps"], model, log,
+    return budget_rows(unit["config"], unit["steps"], model, log,
                        load_test_buckets(limit=settings["eval_sentences"]))
 
 

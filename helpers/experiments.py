@@ -404,9 +404,9 @@ def train_translator(name: str, train_pairs: Sequence, steps: int, seed: int = 0
 
 
 def budget_rows(name: str, steps: int, model, log, test: dict) -> list[dict]:
-    """Rows of one trained translator: one per test bucket, with BLEU, exact match, CPU seconds and parameters."""
+    """Tidy rows of one trained translator (config = its name, set = the bucket): BLEU, exact, align, CPU, parameters."""
     from helpers.training import evaluate_buckets
 
-    return [dict(translator=name, steps=steps, bucket=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
+    return [dict(config=name, steps=steps, set=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
                  n=r["n"], cpu_seconds=log.cpu_seconds, parameters=model.n_parameters())
             for bucket, r in evaluate_buckets(model, test).items()]
