@@ -404,7 +404,7 @@ def train_translator(name: str, train_pairs: Sequence, steps: int, seed: int = 0
 
 
 def budget_rows(name: str, steps: int, model, log, test: dict) -> list[dict]:
-    """Tidy rows of one trained translator (config = its name, set = the bucket): BLEU, exact, align, CPU, parameters."""
+    """Tidy rows of one trained translator (config: its name, set: the bucket): BLEU, exact, align, CPU, size."""
     from helpers.training import evaluate_buckets
 
     return [dict(config=name, steps=steps, set=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
