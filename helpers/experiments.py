@@ -24,7 +24,7 @@ from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 __all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
-           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows"]
+           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows", "budget_curve"]
 
 
 # ---------------------------------------------------------------- speed
@@ -410,3 +410,20 @@ def budget_rows(name: str, steps: int, model, log, test: dict) -> list[dict]:
     return [dict(config=name, steps=steps, set=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
                  n=r["n"], cpu_seconds=log.cpu_seconds, parameters=model.n_parameters())
             for bucket, r in evaluate_buckets(model, test).items()]
+
+
+def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level: float = 0.95) -> dict:
+    """{config: [{"steps", "cpu", "mean", "low", "high", "n"}, ...] by steps}: `value` on one set against training
+    CPU seconds (mean over seeds), with a t-interval over seeds (mean ± t · sd / √n; low = high = mean for n = 1)."""
+    groups: dict = {}
+    for r in rows:
+        if r["set"] == set_name and r.get(value) is not None:
+            groups.setdefault((r["config"], r["steps"]), []).append(r)
+    curve: dict = {c: [] for c in ordered(r["config"] for r in rows)}
+    for (config, steps), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        v = [float(r[value]) for r in rs]
+        half = 0.0 if len(v) < 2 else t_quantile((1 + level) / 2, len(v) - 1) * statistics.stdev(v) / math.sqrt(len(v))
+        mean = statistics.fmean(v)
+        curve[config].append(dict(steps=steps, cpu=statistics.fmean(r["cpu_seconds"] for r in rs), mean=mean,
+                                  low=mean - half, high=mean + half, n=len(v)))
+    return {c: points for c, points in curve.items() if points}
