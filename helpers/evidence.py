@@ -248,11 +248,12 @@ def _translator_units(settings: dict) -> list[dict]:
 def _translator_run(settings: dict, unit: dict) -> list[dict]:
     from helpers.experiments import budget_rows, train_translator
     from helpers.toylang import load_split, load_test_buckets
+    from helpers.training import evaluate_buckets
 
     model, log = train_translator(unit["config"], load_split("train"), unit["steps"], seed=unit["seed"],
                                   batch_size=settings["batch"])
-    return budget_rows(unit["config"], unit["steps"], model, log,
-                       load_test_buckets(limit=settings["eval_sentences"]))
+    results = evaluate_buckets(model, load_test_buckets(limit=settings["eval_sentences"]))
+    return budget_rows(unit["config"], unit["steps"], model, log, results)
 
 
 register(Recipe(

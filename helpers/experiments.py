@@ -403,13 +403,14 @@ def train_translator(name: str, train_pairs: Sequence, steps: int, seed: int = 0
     return model, log
 
 
-def budget_rows(name: str, steps: int, model, log, test: dict) -> list[dict]:
-    """Tidy rows of one trained translator (config: its name, set: the bucket): BLEU, exact, align, CPU, size."""
-    from helpers.training import evaluate_buckets
+def budget_rows(name: str, steps: int, model, log, results: dict) -> list[dict]:
+    """Tidy rows of one trained translator (config: its name, set: the bucket): BLEU, exact, align, CPU, size.
 
+    results: `helpers.training.evaluate_buckets(model, test)`, {bucket: {"bleu", "exact", "n"[, "align"]}}.
+    """
     return [dict(config=name, steps=steps, set=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
                  n=r["n"], cpu_seconds=log.cpu_seconds, parameters=model.n_parameters())
-            for bucket, r in evaluate_buckets(model, test).items()]
+            for bucket, r in results.items()]
 
 
 def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level: float = 0.95) -> dict:
