@@ -49,9 +49,34 @@ KEY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown",
 MASK_COLOURS = ("#d9d9d9", "#2c7fb8")  # hidden, visible
 
 
-def use_course_style() -> None:
-    """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure."""
+# Noto Sans CJK SC (SIL OFL 1.1), shipped as a file by the pinned PyPI package mplfonts: Chinese labels need no apt.
+CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
+
+
+def cjk_font_path():
+    """The Chinese font's file inside the installed mplfonts package (a pathlib.Path)."""
+    from pathlib import Path
+
+    import mplfonts
+
+    return Path(mplfonts.__file__).parent / "fonts" / CJK_FONT_FILE
+
+
+def use_course_style(lang: str = "en") -> None:
+    """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure.
+
+    lang="zh" also registers the Chinese font: Latin letters keep DejaVu Sans, and every character it lacks falls
+    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback).
+    """
     mpl.rcParams.update(COURSE_STYLE)
+    if lang == "zh":
+        from matplotlib import font_manager
+
+        path = str(cjk_font_path())
+        font_manager.fontManager.addfont(path)
+        mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]
+    else:
+        mpl.rcParams["font.family"] = mpl.rcParamsDefault["font.family"]
 
 
 def check_token_labels(shape, keys=None, queries=None, what: str = "weights") -> None:
