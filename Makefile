@@ -17,7 +17,7 @@ PIN_ENV := $(shell $(PYTHON) helpers/pinning.py --env)
 $(foreach kv,$(PIN_ENV),$(eval export $(kv)))
 KERNEL_DIR := $(VENV)/share/jupyter/kernels/python3
 
-.PHONY: help install lab lint test test-fast execute bench assignments student-release grade clean zh zh-extract site
+.PHONY: help install lab lint test test-fast execute evidence bench assignments student-release grade clean zh zh-extract site
 
 help:
 	@echo "make lab      set up .venv (first time) and start JupyterLab on notebooks/"
@@ -28,6 +28,7 @@ help:
 	@echo "make zh       rebuild the Chinese edition notebooks/zh/ from notebooks/ and i18n/zh/ (nothing is re-run)"
 	@echo "make zh-extract  add new and stale Markdown cells to i18n/zh/*.yml for translators"
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
+	@echo "make evidence  run the multi-seed experiments once and write data/evidence/*.json (NAME=scorers for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
 	@echo "make student-release DEST=../class-repo  the course without masters, solutions or hidden tests"
@@ -73,6 +74,9 @@ zh: $(STAMP)
 
 zh-extract: $(STAMP)
 	$(BIN)/python -m helpers.devtools.zh extract
+
+evidence: $(STAMP)
+	$(BIN)/python -m helpers.evidence build $(NAME) --jobs $(if $(filter-out 0,$(JOBS)),$(JOBS),1)
 
 bench: $(SITE_STAMP)
 	for b in benchmarks/run_notebooks.py benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done

@@ -83,7 +83,8 @@ def plan(p):
             return "the tanh comes before the product with v, not after"
         return None if close(got, torch.tanh(pre) @ v) else "the scores differ from the course's AdditiveAttention"
     p.check("q1", "against the course's scorer", q1_example, public=True)
-    b, t, s, dq, dk, h = (int(x) for x in p.rng.integers(1, 9, size=6))
+    b, t, dq, dk, h = (int(x) for x in p.rng.integers(2, 9, size=5))
+    s = t + int(p.rng.integers(1, 4))  # n_q ≠ n_k, so swapped query and key axes cannot pass
     q, k = randn(p, b, t, dq, dtype=torch.float64), randn(p, b, s, dk, dtype=torch.float64)
     W_q, W_k, v = (randn(p, dq, h, dtype=torch.float64), randn(p, dk, h, dtype=torch.float64),
                    randn(p, h, dtype=torch.float64))
@@ -127,7 +128,8 @@ def plan(p):
     ref = Parts(9, 5, 7, 6, 4, 5 + 6).double()
     n = 7
     enc_out = randn(p, 5, n, 6, dtype=torch.float64)
-    lengths = torch.from_numpy(p.rng.integers(1, n + 1, size=5))
+    lengths = torch.from_numpy(p.rng.integers(1, n, size=5))  # some padding in every draw
+    lengths[0] = n
     pad = torch.arange(n)[None, :] < lengths[:, None]
     summary = randn(p, 5, 6, dtype=torch.float64)
     tgt = torch.from_numpy(p.rng.integers(1, 9, size=(5, 6)))

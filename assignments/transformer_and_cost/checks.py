@@ -125,7 +125,8 @@ def plan(p):
         return None if equal(got, expected) else "the example mask is wrong"
     p.check("q3", "the example", q3_example, public=True)
     n = int(p.rng.integers(4, 8))
-    lengths = torch.from_numpy(p.rng.integers(1, n + 1, size=5))
+    lengths = torch.from_numpy(p.rng.integers(1, n, size=5))  # some padding in every draw
+    lengths[0] = n
     c = p.call("causal_padding_mask", lengths, n)
     i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
     p.check("q3", "random lengths", lambda R, c=c, e=(j <= i)[None] & (j[None] < lengths[:, None, None]):
@@ -150,7 +151,7 @@ def plan(p):
             "the Transformer keeps layers · batch · heads · n · n float32 scores of 4 bytes each"
     p.check("q4", "the formulas", q4_formulas, public=True)
     b, nq, nk, hid = (int(v) for v in p.rng.integers(2, 20, size=4))
-    heads, layers = int(p.rng.integers(1, 9)), int(p.rng.integers(1, 9))
+    heads, layers = int(p.rng.integers(1, 9)), int(p.rng.integers(2, 9))  # layers ≥ 2, or forgetting them goes unseen
     c1 = p.call("additive_scores_bytes", b, nq, nk, hid, bytes_per_value=2)
     c2 = p.call("transformer_scores_bytes", b, nq, heads, layers, bytes_per_value=8)
     p.check("q4", "other sizes", lambda R, c1=c1, c2=c2, e1=b * nq * nk * hid * 2, e2=b * nq * nq * heads * layers * 8:

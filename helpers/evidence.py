@@ -1,0 +1,287 @@
+"""Evidence files: runs over many seeds and budgets, made once by `make evidence`, read by the chapters.
+
+A claim about a distribution (a ranking over seeds, a curve over budgets) needs many training runs, far more
+than a chapter can afford at reading time. So each piece of evidence is a registered `Recipe`: its settings, the
+units it runs (one training run each, say a config and a seed) and a function that turns one unit into rows of a
+tidy table. `python -m helpers.evidence build` runs every unit and writes data/evidence/<name>.json with the
+settings, the code version and the rows of each unit. A chapter then
+
+    ev = evidence.load("scorers")               # refuses a file made with other settings
+    rows = ev.rows                              # every stored row: draw it, summarise it, assert on it
+    ev.check_live({"config": "dot", "seed": SEED})   # runs one unit now; raises if it differs from its stored rows
+
+so the file cannot drift from the code, and tests/test_evidence.py regenerates one unit of every recipe.
+
+A new piece of evidence is one `Recipe(...)` passed to `register` (see the recipes at the end of this file).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import torch
+
+from helpers import ROOT, set_seed
+
+EVIDENCE_DIR = ROOT / "data" / "evidence"
+__all__ = ["Recipe", "RECIPES", "register", "Evidence", "EvidenceMismatch", "load", "run_unit", "make_evidence",
+           "code_version", "EVIDENCE_DIR"]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one evidence file is made: settings -> units -> rows (one list of dicts per unit)."""
+
+    name: str                                   # the file's stem: data/evidence/<name>.json
+    chapter: str                                # the chapter that reads it ("06")
+    about: str                                  # one line: the question it decides
+    settings: dict                              # JSON-able; the same dict reaches units() and run()
+    units: Callable[[dict], list[dict]]         # settings -> [{"config": "dot", "seed": 0}, ...]
+    run: Callable[[dict, dict], list[dict]]     # (settings, unit) -> rows; each row repeats the unit's keys
+    timing: tuple[str, ...] = ()                # row fields that are measured times: stored, never compared
+    rel_tol: float = 1e-6                       # float fields compare with this relative tolerance
+
+
+RECIPES: dict[str, Recipe] = {}
+
+
+def register(recipe: Recipe) -> Recipe:
+    """Add `recipe` to RECIPES; a name already taken is an error (two recipes would write one file)."""
+    if recipe.name in RECIPES:
+        raise ValueError(f"an evidence recipe named {recipe.name!r} is already registered "
+                         f"(chapter {RECIPES[recipe.name].chapter}); pick another name")
+    RECIPES[recipe.name] = recipe
+    return recipe
+
+
+class EvidenceMismatch(AssertionError):
+    """A stored evidence file does not match what today's code makes (or was made with other settings)."""
+
+
+def _recipe(name: str) -> Recipe:
+    if name not in RECIPES:
+        raise KeyError(f"no evidence recipe named {name!r}; registered: {', '.join(sorted(RECIPES)) or 'none'}")
+    return RECIPES[name]
+
+
+def _jsonable(value):
+    """`value` with tensors, NumPy scalars and tuples turned into plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, torch.Tensor):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def code_version() -> dict:
+    """{"git": the commit (or "unknown"), "helpers": sha256 of every helpers/*.py file's bytes, 12 hex digits}."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "helpers").rglob("*.py")):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    try:
+        git = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        git = "unknown"
+    return {"git": git, "helpers": digest.hexdigest()[:12]}
+
+
+def run_unit(name: str, unit: dict, settings: dict | None = None) -> tuple[list[dict], float]:
+    """(rows, cpu_seconds) of one unit of recipe `name`, from a fixed seed, leaving the caller's RNGs as they were."""
+    recipe = _recipe(name)
+    settings = recipe.settings if settings is None else settings
+    states = random.getstate(), np.random.get_state(), torch.random.get_rng_state()
+    try:
+        set_seed(int(unit.get("seed", 0)))
+        cpu = time.process_time()
+        rows = [_jsonable({**unit, **row}) for row in recipe.run(settings, dict(unit))]
+        return rows, time.process_time() - cpu
+    finally:
+        random.setstate(states[0])
+        np.random.set_state(states[1])
+        torch.random.set_rng_state(states[2])
+
+
+def _differences(stored: Sequence[dict], fresh: Sequence[dict], recipe: Recipe, limit: int = 5) -> list[str]:
+    """Human-readable differences between two row lists of one unit, ignoring the recipe's timing fields."""
+    if len(stored) != len(fresh):
+        return [f"{len(stored)} stored rows, {len(fresh)} made now"]
+    out = []
+    for i, (a, b) in enumerate(zip(stored, fresh, strict=True)):
+        for key in sorted(set(a) | set(b)):
+            if key in recipe.timing:
+                continue
+            x, y = a.get(key), b.get(key)
+            same = (math.isclose(x, y, rel_tol=recipe.rel_tol, abs_tol=1e-12)
+                    if isinstance(x, float) and isinstance(y, (int, float)) else x == y)
+            if not same:
+                out.append(f"row {i} {key}: stored {x!r}, made now {y!r}")
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+@dataclass
+class Evidence:
+    """A loaded evidence file: its recipe, settings, code version and units (each with its rows)."""
+
+    recipe: Recipe
+    settings: dict
+    code: dict
+    units: list[dict] = field(default_factory=list)   # [{"unit": {...}, "cpu_seconds": float, "rows": [...]}]
+    path: Path | None = None
+
+    @property
+    def rows(self) -> list[dict]:
+        """Every stored row, unit after unit (a tidy table for helpers.experiments' summaries)."""
+        return [row for u in self.units for row in u["rows"]]
+
+    def stored(self, unit: dict) -> dict:
+        """The stored entry of `unit` (the keys must match one of the file's units exactly)."""
+        unit = _jsonable(unit)
+        for u in self.units:
+            if u["unit"] == unit:
+                return u
+        raise KeyError(f"{self.recipe.name}: no stored unit {unit}; the file has "
+                       f"{len(self.units)} units, for example {self.units[0]['unit'] if self.units else None}")
+
+    def check_live(self, unit: dict) -> list[dict]:
+        """Run `unit` now and compare with its stored rows; return the fresh rows, or raise EvidenceMismatch."""
+        fresh, _ = run_unit(self.recipe.name, unit, self.settings)
+        return self.check(unit, fresh)
+
+    def check(self, unit: dict, fresh: Sequence[dict]) -> list[dict]:
+        """Compare rows the chapter made itself (through the recipe's own functions) with `unit`'s stored rows."""
+        stored = self.stored(unit)["rows"]
+        fresh = [_jsonable({**unit, **row}) for row in fresh]
+        problems = _differences(stored, fresh, self.recipe)
+        if problems:
+            raise EvidenceMismatch(
+                f"data/evidence/{self.recipe.name}.json does not match today's code for unit {unit}: "
+                + "; ".join(problems) + f". Remake it: make evidence NAME={self.recipe.name}")
+        return fresh
+
+
+def path_of(name: str, directory: Path | None = None) -> Path:
+    """Where recipe `name`'s file lives."""
+    return (directory or EVIDENCE_DIR) / f"{name}.json"
+
+
+def load(name: str, directory: Path | None = None) -> Evidence:
+    """The evidence file of recipe `name`; an EvidenceMismatch if it is missing or was made with other settings."""
+    recipe, path = _recipe(name), path_of(name, directory)
+    if not path.exists():
+        raise EvidenceMismatch(f"{path} is missing: make it with `make evidence NAME={name}`")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("settings") != _jsonable(recipe.settings):
+        raise EvidenceMismatch(f"{path} was made with settings {data.get('settings')}, but the recipe now says "
+                               f"{_jsonable(recipe.settings)}: remake it with `make evidence NAME={name}`")
+    expected = [_jsonable(u) for u in recipe.units(recipe.settings)]
+    if [u["unit"] for u in data["units"]] != expected:
+        raise EvidenceMismatch(f"{path} holds other units than the recipe lists: remake it with "
+                               f"`make evidence NAME={name}`")
+    return Evidence(recipe, data["settings"], data["code"], data["units"], path)
+
+
+def _run_unit_in_worker(name: str, unit: dict) -> tuple[list[dict], float]:
+    """run_unit in a fresh worker process (one torch thread)."""
+    torch.set_num_threads(1)
+    return run_unit(name, unit)
+
+
+def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: Path | None = None,
+          log: Callable[[str], None] = print) -> list[Path]:
+    """Run every unit of the named recipes (all by default) on `jobs` processes and write their files."""
+    names = list(names or RECIPES)
+    directory = directory or EVIDENCE_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in names:
+        recipe = _recipe(name)
+        units = [_jsonable(u) for u in recipe.units(recipe.settings)]
+        wall = time.perf_counter()
+        if jobs > 1:
+            import multiprocessing
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                results = list(pool.map(_run_unit_in_worker, [name] * len(units), units))
+        else:
+            results = [run_unit(name, u) for u in units]
+        entries = [{"unit": u, "cpu_seconds": round(cpu, 2), "rows": rows}
+                   for u, (rows, cpu) in zip(units, results, strict=True)]
+        data = {"name": name, "chapter": recipe.chapter, "about": recipe.about,
+                "settings": _jsonable(recipe.settings), "code": code_version(),
+                "torch": torch.__version__, "units": entries}
+        path = path_of(name, directory)
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        log(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {len(units)} units, "
+            f"{sum(e['cpu_seconds'] for e in entries):.0f} s CPU, {time.perf_counter() - wall:.0f} s wall")
+        written.append(path)
+    return written
+
+
+# ---------------------------------------------------------------- recipes (one register(Recipe(...)) each)
+# Recipes live here, next to the mechanism; the functions they call live where their idea lives
+# (helpers.experiments for training runs). Each chapter that reads one says so in its recipe's `chapter`.
+
+
+# ---- chapter 07: the three translators at three budgets (issue 20, item 6)
+def _translator_units(settings: dict) -> list[dict]:
+    return [{"config": name, "steps": steps, "seed": seed}
+            for name, budgets in settings["budgets"].items() for steps in budgets for seed in settings["seeds"]]
+
+
+def _translator_run(settings: dict, unit: dict) -> list[dict]:
+    from helpers.experiments import budget_rows, train_translator
+    from helpers.toylang import load_split, load_test_buckets
+    from helpers.training import evaluate_buckets
+
+    model, log = train_translator(unit["config"], load_split("train"), unit["steps"], seed=unit["seed"],
+                                  batch_size=settings["batch"])
+    results = evaluate_buckets(model, load_test_buckets(limit=settings["eval_sentences"]))
+    return budget_rows(unit["config"], unit["steps"], model, log, results)
+
+
+register(Recipe(
+    "translators_by_budget", "07",
+    "BLEU and exact match by length bucket of chapter 07's three translators at three training budgets, 4 seeds",
+    settings={"budgets": {"no attention": [125, 250, 500], "RNN + attention": [125, 250, 500],
+                          "Transformer": [400, 800, 1600], "Transformer, learned positions": [800]},
+              "seeds": [0, 1, 2, 3], "batch": 32, "eval_sentences": 100},
+    units=_translator_units, run=_translator_run, timing=("cpu_seconds",)))
+
+
+def command_line(argv: Sequence[str] | None = None) -> int:
+    """Command line: `python -m helpers.evidence build [NAME ...] [--jobs N]`, or `list`."""
+    parser = argparse.ArgumentParser(prog="python -m helpers.evidence", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="run the recipes' units and write data/evidence/<name>.json")
+    b.add_argument("names", nargs="*", help="recipes to build (default: all)")
+    b.add_argument("--jobs", type=int, default=1, help="worker processes (one torch thread each)")
+    sub.add_parser("list", help="the registered recipes")
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        for r in RECIPES.values():
+            print(f"{r.name:<28} chapter {r.chapter}  {len(r.units(r.settings)):>3} units  {r.about}")
+        return 0
+    make_evidence(args.names or None, jobs=args.jobs)
+    return 0
+
+
+if __name__ == "__main__":       # run through the importable module, so worker processes find the same recipes
+    from helpers.evidence import command_line
+    sys.exit(command_line())
