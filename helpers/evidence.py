@@ -235,7 +235,15 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
 
 
 # ---------------------------------------------------------------- chapter 06: the scorers over seeds, the dropout test
+def _registered_scorers() -> list[str]:
+    """The names in helpers.attention.SCORERS when this module is imported (a new scorer: remake the file)."""
+    from helpers.attention import SCORERS
+
+    return list(SCORERS)
+
+
 def _scorer_units(settings: dict) -> list[dict]:
+    """One unit per (config, seed) of the settings."""
     return [{"config": c, "seed": s} for c in settings["configs"] for s in settings["seeds"]]
 
 
@@ -259,7 +267,7 @@ register(Recipe(
     "scorers", "06", "every scorer in chapter 06's translator over seeds: BLEU by bucket and when alignment jumps",
     settings=dict(model=dict(emb=32, hidden=64, attn_hidden=64), steps=400, batch=32, lr=1e-2, eval_per_bucket=100,
                   watch="valid", watch_n=100, every=20, threshold=50.0,
-                  configs=["no attention", "additive", "multiplicative", "dot", "scaled_dot"], seeds=[0, 1, 2, 3, 4]),
+                  configs=["no attention", *_registered_scorers()], seeds=[0, 1, 2, 3, 4]),
     units=_scorer_units, run=_scorer_run, timing=("cpu_seconds",)))
 
 
