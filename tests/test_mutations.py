@@ -95,6 +95,15 @@ def t_quantile(prob, df):
 E.t_quantile = t_quantile
 '''
 
+KV_CACHE_NOT_APPENDED = '''
+import helpers.transformer as T
+_right = T.LayerCache.append
+def append(self, key, value):
+    """Broken: keeps the first position's K, V and never appends the newer ones (a stale cache)."""
+    return _right(self, key, value) if self.keys.shape[2] == 0 else self
+T.LayerCache.append = append
+'''
+
 CASES = {
     "02 softmax over the wrong axis": ("02_attention_as_weighted_average.ipynb", SOFTMAX_WRONG_AXIS),
     "03 no 1/sqrt(d_k)": ("03_qkv_by_hand.ipynb", NO_SQRT_DK),
@@ -105,6 +114,7 @@ CASES = {
     "06 intervals from the normal, not Student's t": ("06_scoring_functions_and_dropout.ipynb", T_FROM_THE_NORMAL),
     "07 heads split wrongly": ("07_self_attention_and_transformer.ipynb", HEADS_SPLIT_WRONG),
     "08 score matrices without heads": ("08_cost_of_attention.ipynb", MATRIX_BYTES_IGNORE_HEADS),
+    "08 KV cache never appended": ("08_cost_of_attention.ipynb", KV_CACHE_NOT_APPENDED),
 }
 
 
