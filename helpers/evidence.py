@@ -253,7 +253,7 @@ def _scorer_units(settings: dict) -> list[dict]:
 
 
 def _scorer_run(settings: dict, unit: dict) -> list[dict]:
-    """One scorer (or no attention) in chapter 06's translator: BLEU/exact/alignment by bucket, and the watched curve."""
+    """One scorer (or no attention) in chapter 06's translator: BLEU, exact, alignment by bucket, the watched curve."""
     from helpers.experiments import train_one
     from helpers.toylang import TEST_BUCKETS, bucket_name, load_split
 
@@ -277,13 +277,14 @@ register(Recipe(
 
 
 def _dropout_run(settings: dict, unit: dict) -> list[dict]:
-    """One dropout placement and rate in chapter 06's small, overfitting additive translator: BLEU on valid and train."""
+    """One dropout placement and rate in chapter 06's small, overfitting additive translator: BLEU on valid, train."""
     from helpers.experiments import train_one
     from helpers.toylang import load_split
 
     short = settings["max_len"]
     train = [p for p in load_split("train") if len(p[0]) <= short][:settings["train"]]
-    eval_sets = {"valid": [p for p in load_split("valid") if len(p[0]) <= short], "train": train[:settings["train_eval"]]}
+    eval_sets = {"valid": [p for p in load_split("valid") if len(p[0]) <= short],
+                 "train": train[:settings["train_eval"]]}
     kwargs = dict(kind="attention", scorer="additive", **settings["model"], **settings["configs"][unit["config"]])
     return train_one(unit["config"], kwargs, train, eval_sets, settings["steps"], unit["seed"],
                      batch_size=settings["batch"], lr=settings["lr"])
@@ -293,7 +294,8 @@ register(Recipe(
     "dropout", "06", "where dropout goes (weights or context vector) and at what rate, against no dropout, over seeds",
     settings=dict(model=dict(emb=32, hidden=48, attn_hidden=48), train=500, max_len=12, train_eval=100, steps=200,
                   batch=32, lr=2e-2, seeds=list(range(8)),
-                  configs={"no dropout": {}, "weights 0.1": {"attn_dropout": 0.1}, "context 0.1": {"context_dropout": 0.1},
+                  configs={"no dropout": {}, "weights 0.1": {"attn_dropout": 0.1},
+                           "context 0.1": {"context_dropout": 0.1},
                            "weights 0.3": {"attn_dropout": 0.3}, "context 0.3": {"context_dropout": 0.3}}),
     units=_scorer_units, run=_dropout_run, timing=("cpu_seconds",)))
 

@@ -21,7 +21,8 @@ from helpers.cost import count_parameters, time_call
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
 from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
-__all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
+__all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ordered", "summarize", "pivot",
+           "by_bucket", "t_cdf", "t_quantile",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
            "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows", "budget_curve"]

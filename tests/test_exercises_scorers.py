@@ -10,9 +10,8 @@ import helpers.exercises as ex
 # ---------------------------------------------------------------- scorers (from the registry), dropout
 def test_most_parameters_reads_the_registry(monkeypatch, capsys):
     from helpers import attention
-    from helpers.exercises.scorers import _build
-
     from helpers.cost import count_parameters
+    from helpers.exercises.scorers import _build
 
     counts = {n: count_parameters(_build(n, 64)) for n in attention.SCORERS}      # the chapter's count (cell 16)
     assert counts == {n: cls.expected_parameters(64, 64, 64) for n, cls in attention.SCORERS.items()}
