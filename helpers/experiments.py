@@ -376,7 +376,8 @@ _LAST: dict = {}
 
 
 def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
-    """Train settings["configs"][unit["config"]] (make_model keywords + "steps") from unit["seed"]; a tidy table.
+    """Train settings["configs"][unit["config"]] (make_model keywords, "steps", optional "gradient": False) from
+    unit["seed"]; a tidy table.
 
     Rows (columns BOTTLENECK_FIELDS): measure="quality", one per [lo, hi] in settings["sets"] (test sentences of
     those source lengths: bleu, exact, n, with the run's steps, params, context size, loss_start/loss_end and
@@ -390,6 +391,7 @@ def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
 
     config = dict(settings["configs"][unit["config"]])
     steps, seed, grad = config.pop("steps"), int(unit["seed"]), settings["gradient"]
+    measure_gradient = config.pop("gradient", True)          # a config may leave the gradient rows out
     model = make_model(**config, seed=seed)
     rows: list[dict] = []
 
@@ -397,7 +399,7 @@ def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
         rows.append({k: values.get(k) for k in BOTTLENECK_FIELDS})
 
     def gradients(stage: str) -> None:
-        for direction in grad["directions"]:
+        for direction in grad["directions"] if measure_gradient else ():
             by_length = gradient_by_length(model, grad["lengths"], n=grad["n"], seed=seed, direction=direction,
                                            last_words=grad["last_words"])
             for length, value in by_length.items():
