@@ -387,12 +387,20 @@ class MultiHeadAttention(nn.Module):
                 f"MultiHeadAttention: query has batch size {query.shape[0]} but key has {key.shape[0]} "
                 f"(query {_shape(query)}, key {_shape(key)})"
             )
+        return self.attend(query, *self.keys_values(key, value), mask=mask)
+
+    def keys_values(self, key: torch.Tensor, value: torch.Tensor):
+        """Project keys and values and split them into heads.  # (B, n_k, d) each -> K, V (B, h, n_k, d_head) each"""
+        return self.split_heads(self.W_k(key)), self.split_heads(self.W_v(value))
+
+    def attend(self, query: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask=None):
+        """forward with the keys and values already projected (e.g. kept in a KV cache).
+
+        query (B, n_q, d), K and V (B, h, n_k, d_head) -> output (B, n_q, d), weights (B, h, n_q, n_k).
+        """
         B, n_q, _ = query.shape
-        n_k = key.shape[1]
-        mask = self.head_mask(mask, B, n_q, n_k)                   # broadcastable to (B, h, n_q, n_k)
+        mask = self.head_mask(mask, B, n_q, K.shape[2])            # broadcastable to (B, h, n_q, n_k)
         Q = self.split_heads(self.W_q(query))                      # (B, h, n_q, d_head)
-        K = self.split_heads(self.W_k(key))                        # (B, h, n_k, d_head)
-        V = self.split_heads(self.W_v(value))                      # (B, h, n_k, d_head)
         p = self.dropout if self.training else 0.0
         context, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=p)
         # context (B, h, n_q, d_head), weights (B, h, n_q, n_k)

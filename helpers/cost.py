@@ -23,6 +23,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
 __all__ = [
     "count_parameters",
@@ -41,6 +43,9 @@ __all__ = [
     "additive_attention_bytes",
     "smallest_over",
     "format_bytes",
+    "SeedBahdanauAttention",
+    "decoder_loop_memory",
+    "fit_quadratic",
     "measure_attention",
     "GiB",
     "MiB",
@@ -266,6 +271,67 @@ def format_bytes(n_bytes: float) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+class SeedBahdanauAttention(nn.Module):
+    """The additive attention module printed in seed 003 (the practitioner's "simple PyTorch implementation"), as is.
+
+    Repeat the decoder state along the source, concatenate it with the encoder outputs, Linear(2h -> h), tanh,
+    v (h -> 1), softmax, dropout on the weights, bmm. One decoder step per call:
+    decoder_hidden (batch, h), encoder_outputs (batch, n_k, h) -> context (batch, h), weights (batch, n_k).
+    Kept for chapter 08's memory measurement; the course's own scorer is helpers.attention.AdditiveAttention.
+    """
+
+    def __init__(self, hidden_dim: int, dropout: float = 0.1):
+        super().__init__()
+        self.W = nn.Linear(hidden_dim * 2, hidden_dim)
+        self.v = nn.Linear(hidden_dim, 1)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, decoder_hidden: torch.Tensor, encoder_outputs: torch.Tensor):
+        """decoder_hidden (batch, h), encoder_outputs (batch, n_k, h) -> context (batch, h), weights (batch, n_k)"""
+        seq_len = encoder_outputs.size(1)
+        decoder_hidden = decoder_hidden.unsqueeze(1).repeat(1, seq_len, 1)      # (batch, n_k, h)
+        combined = torch.cat((decoder_hidden, encoder_outputs), dim=2)           # (batch, n_k, 2h)
+        energy = self.v(torch.tanh(self.W(combined))).squeeze(2)                 # (batch, n_k)
+        attention_weights = F.softmax(energy, dim=1)
+        attention_weights = self.dropout(attention_weights)
+        context = torch.bmm(attention_weights.unsqueeze(1), encoder_outputs).squeeze(1)   # (batch, h)
+        return context, attention_weights
+
+
+def decoder_loop_memory(attend: Callable, n_q: int, n_k: int, hidden: int, batch: int = 1, seed: int = 0,
+                        saved: bool = False) -> dict[str, int]:
+    """Memory of training one attention module the way a decoder uses it: n_q steps, then one backward pass.
+
+    attend(state (batch, hidden), encoder_outputs (batch, n_k, hidden)) -> (context, weights) is called once per
+    output step, every step's graph kept until the backward pass of the sum of the contexts (as in training).
+    Returns {'peak': peak tracked bytes of the forward steps and the backward pass together, and with saved=True
+    'saved': the bytes autograd keeps for backward, one count per storage (a second forward run)}.
+    """
+    if min(n_q, n_k, hidden, batch) < 1:
+        raise ValueError(f"sizes must be positive; got n_q={n_q}, n_k={n_k}, hidden={hidden}, batch={batch}")
+    gen = torch.Generator().manual_seed(seed)
+    states = torch.randn(batch, n_q, hidden, generator=gen).requires_grad_()          # the decoder's states
+    encoder_outputs = torch.randn(batch, n_k, hidden, generator=gen).requires_grad_()
+
+    def forward():
+        return sum(attend(states[:, t], encoder_outputs)[0].sum() for t in range(n_q))
+
+    result = {"peak": peak_tracked_bytes(lambda: forward().backward())}
+    if saved:
+        result["saved"] = sum(nbytes for _, nbytes in saved_for_backward(forward))
+    return result
+
+
+def fit_quadratic(ns: Iterable[float], values: Iterable[float]) -> tuple[float, float, float]:
+    """Least-squares a, b, c of value = a n² + b n + c (exact for three points)."""
+    ns, values = np.asarray(list(ns), dtype=float), np.asarray(list(values), dtype=float)
+    if ns.shape != values.shape or ns.size < 3:
+        raise ValueError(f"fit_quadratic needs two equally long sequences of at least 3 numbers; "
+                         f"got {ns.size} and {values.size}")
+    a, b, c = np.polyfit(ns, values, 2)
+    return float(a), float(b), float(c)
 
 
 def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,

@@ -3,6 +3,7 @@
 * ``sinusoidal_positions(n, d)`` and ``LearnedPositions(max_len, d)``: where each token sits in the sentence.
 * ``FeedForward``, ``EncoderLayer``, ``DecoderLayer``: pre-norm blocks, x + sublayer(LayerNorm(x)), whose
   attention is ``helpers.attention.MultiHeadAttention``; every layer returns the weights it computed.
+* ``LayerCache``: a decoder layer's KV cache for greedy decoding (``DecoderLayer.start_cache``, ``.step``).
 * ``TransformerTranslator`` / ``make_transformer(...)``: an encoder-decoder with the interface of
   ``helpers.seq2seq.Seq2Seq``, so ``helpers.training.train`` and ``evaluate`` work unchanged.
 * ``TinyDecoder``: a decoder-only language model, with or without the causal mask (chapter 07's experiment
@@ -25,7 +26,8 @@ from helpers.masks import causal_mask
 from helpers.toylang import Vocab, max_target_length, source_vocab, target_vocab
 
 __all__ = [
-    "sinusoidal_positions", "SinusoidalPositions", "LearnedPositions", "FeedForward", "EncoderLayer", "DecoderLayer",
+    "sinusoidal_positions", "SinusoidalPositions", "LearnedPositions", "FeedForward", "EncoderLayer", "LayerCache",
+    "DecoderLayer",
     "TransformerTranslator", "make_transformer", "TRANSFORMER_DEFAULTS", "TRANSFORMER_TRAINING",
     "TinyDecoder",
 ]
@@ -141,6 +143,29 @@ class EncoderLayer(nn.Module):
         return x, weights
 
 
+@dataclass
+class LayerCache:
+    """One decoder layer's KV cache, per head: what step() would otherwise recompute at every new word.
+
+    keys, values (B, h, t, d_head): self-attention K, V of the t positions written so far, one row appended per step;
+    memory_keys, memory_values (B, h, S, d_head): cross-attention K, V of the encoder output, projected once.
+    """
+
+    keys: torch.Tensor
+    values: torch.Tensor
+    memory_keys: torch.Tensor
+    memory_values: torch.Tensor
+
+    def append(self, key: torch.Tensor, value: torch.Tensor) -> "LayerCache":
+        """The cache with one more position: key, value (B, h, 1, d_head) -> keys, values (B, h, t + 1, d_head)."""
+        return LayerCache(torch.cat([self.keys, key], dim=2), torch.cat([self.values, value], dim=2),
+                          self.memory_keys, self.memory_values)
+
+    def nbytes(self) -> int:
+        """Bytes of the four tensors the cache holds."""
+        return sum(t.numel() * t.element_size() for t in (self.keys, self.values, self.memory_keys, self.memory_values))
+
+
 class DecoderLayer(nn.Module):
     """Pre-norm decoder block: causal self-attention, cross-attention over the encoder output, feed-forward.
 
@@ -169,21 +194,31 @@ class DecoderLayer(nn.Module):
         y = y + self.dropout(self.feed_forward(self.norm3(y)))
         return y, self_weights, cross_weights
 
-    def step(self, y: torch.Tensor, past: torch.Tensor | None, memory: torch.Tensor,
-             memory_mask: torch.Tensor | None = None):
-        """The newest position only (greedy decoding): forward's last row without recomputing the earlier ones.
+    def start_cache(self, memory: torch.Tensor) -> LayerCache:
+        """An empty KV cache for a batch: the memory's cross-attention K, V projected once per sentence.
 
-        y (B, 1, d); past (B, t, d) = norm1 of the earlier positions' inputs, None at the first position
-        -> y (B, 1, d), past (B, t + 1, d), cross weights (B, h, 1, S). No mask: the newest word sees every word so far.
+        memory (B, S, d) -> LayerCache with memory_keys, memory_values (B, h, S, d_head) and no past position.
+        """
+        memory_keys, memory_values = self.cross_attn.keys_values(memory, memory)   # (B, h, S, d_head) each
+        B, h, _, d_head = memory_keys.shape
+        empty = memory_keys.new_zeros(B, h, 0, d_head)                              # (B, h, 0, d_head)
+        return LayerCache(empty, empty, memory_keys, memory_values)
+
+    def step(self, y: torch.Tensor, cache: LayerCache, memory_mask: torch.Tensor | None = None):
+        """The newest position only (greedy decoding): forward's last row, reading the earlier ones from the cache.
+
+        y (B, 1, d), cache holding t earlier positions -> y (B, 1, d), cache holding t + 1 (the newest position's
+        K, V appended), cross weights (B, h, 1, S). No mask: the newest word sees every word so far.
         """
         h = self.norm1(y)
-        past = h if past is None else torch.cat([past, h], dim=1)
-        attended, _ = self.self_attn(h, past, past)
+        cache = cache.append(*self.self_attn.keys_values(h, h))          # the newest position's K, V (B, h, 1, d_head)
+        attended, _ = self.self_attn.attend(h, cache.keys, cache.values)  # (B, 1, d), over t + 1 positions
         y = y + self.dropout(attended)
-        attended, cross_weights = self.cross_attn(self.norm2(y), memory, memory, memory_mask)
+        attended, cross_weights = self.cross_attn.attend(self.norm2(y), cache.memory_keys, cache.memory_values,
+                                                         memory_mask)     # (B, 1, d), (B, h, 1, S)
         y = y + self.dropout(attended)
         y = y + self.dropout(self.feed_forward(self.norm3(y)))
-        return y, past, cross_weights
+        return y, cache, cross_weights
 
 
 # ---------------------------------------------------------------- the translator
@@ -315,6 +350,22 @@ class TransformerTranslator(nn.Module):
         finally:
             self.train(was_training)
 
+    def start_caches(self, memory: torch.Tensor) -> list[LayerCache]:
+        """One empty KV cache per decoder layer for the encoder output memory (B, S, d) (DecoderLayer.start_cache)."""
+        return [layer.start_cache(memory) for layer in self.decoder_layers]
+
+    def decode_step(self, tgt_in: torch.Tensor, caches: list[LayerCache], src_mask: torch.Tensor):
+        """The newest position of tgt_in only, through every decoder layer with its KV cache.
+
+        tgt_in (B, t + 1) ids so far, caches holding t positions each, src_mask (B, 1, S)
+        -> logits (B, 1, V), caches holding t + 1 positions, last layer's cross weights (B, h, 1, S).
+        """
+        x = self.embed(tgt_in, self.tgt_embedding, self.tgt_positions)[:, -1:]   # newest word + its position (B, 1, d)
+        caches, cross = list(caches), None
+        for i, layer in enumerate(self.decoder_layers):
+            x, caches[i], cross = layer.step(x, caches[i], src_mask)
+        return self.output(self.decoder_norm(x)), caches, cross
+
     @torch.no_grad()
     def greedy_decode(self, batch, max_len: int | None = None, cache: bool = True):
         """Greedy decoding: (token lists, list of (n_out, n_src) weight tensors), like helpers.seq2seq.greedy_decode.
@@ -322,8 +373,9 @@ class TransformerTranslator(nn.Module):
         Each sentence stops at its first <eos> (the <eos> step is not returned); at most max_len words (default:
         helpers.toylang.max_target_length of the longest source + 1). Weights: last decoder layer's
         cross-attention averaged over heads. cache=True runs only the newest position through the decoder at each
-        step (`DecoderLayer.step`, keeping the earlier positions' normalised inputs); cache=False re-runs the whole
-        prefix (the plain definition, which the tests compare it with).
+        step, with a KV cache per layer (`decode_step`: the earlier positions' keys and values, and the encoder
+        output's, projected once); cache=False re-runs the whole prefix (the plain definition, which the tests
+        compare it with).
         """
         was_training = self.training
         self.eval()
@@ -336,14 +388,11 @@ class TransformerTranslator(nn.Module):
             max_len = min(max_len, self.max_len - 1)
             y = torch.full((B, 1), tv.bos_id, dtype=torch.long)             # (B, 1 + steps so far)
             done = torch.zeros(B, dtype=torch.bool)
-            pasts, rows = [None] * len(self.decoder_layers), []
+            caches, rows = (self.start_caches(memory) if cache else None), []
             weights = memory.new_zeros(B, 0, memory.shape[1])                     # (B, steps, S)
             for _ in range(max_len):
                 if cache:
-                    x = self.embed(y, self.tgt_embedding, self.tgt_positions)[:, -1:]   # newest word + its position
-                    for i, layer in enumerate(self.decoder_layers):
-                        x, pasts[i], cross = layer.step(x, pasts[i], memory, src_mask)
-                    logits = self.output(self.decoder_norm(x))                         # (B, 1, V)
+                    logits, caches, cross = self.decode_step(y, caches, src_mask)      # (B, 1, V), (B, h, 1, S)
                     rows.append(cross.mean(dim=1))                                     # (B, 1, S)
                 else:
                     out = self.decode(y, memory, src_mask)

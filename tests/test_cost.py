@@ -233,3 +233,45 @@ def test_smallest_over_agrees_with_smallest_batch_over_and_refuses_an_unreachabl
         assert cost.smallest_over(24 * cost.GiB, bytes_of) == expected
     with pytest.raises(ValueError, match="still not over"):
         cost.smallest_over(10, lambda x: 5)
+
+
+# ---------------------------------------------------------------- seed 003's module and the decoder-loop measurement
+def test_seed_bahdanau_attention_is_the_printed_computation():
+    """Written out from seed 003: v(tanh(W [repeat(s); e])), softmax over the source, dropout, bmm."""
+    torch.manual_seed(0)
+    m = cost.SeedBahdanauAttention(8, dropout=0.1).eval()
+    s, e = torch.randn(3, 8), torch.randn(3, 5, 8)
+    context, weights = m(s, e)
+    combined = torch.cat([s[:, None].expand(3, 5, 8), e], dim=2)                      # (3, 5, 16)
+    energy = (torch.tanh(combined @ m.W.weight.T + m.W.bias) @ m.v.weight.T + m.v.bias)[..., 0]
+    expected = torch.softmax(energy, dim=1)
+    torch.testing.assert_close(weights, expected)
+    torch.testing.assert_close(context, (expected[..., None] * e).sum(1))
+    assert context.shape == (3, 8) and weights.shape == (3, 5)
+    assert cost.count_parameters(m) == 16 * 8 + 8 + 8 + 1
+    m.train()
+    assert (m(s, e)[1] == 0).any()                                                    # dropout acts on the weights
+
+
+def test_decoder_loop_memory_sees_what_each_module_keeps_per_pair():
+    """The seed keeps [repeated state; encoder output] (2h) and tanh's output (h) per pair, the course's scorer h."""
+    h, n = 16, 24
+    torch.manual_seed(0)
+    seed_module, ours = cost.SeedBahdanauAttention(h), AdditiveAttention(h, h, h, dropout=0.1)
+    seed_run = cost.decoder_loop_memory(seed_module, n, n, h, saved=True)
+    ours_run = cost.decoder_loop_memory(lambda s, e: ours(s[:, None], e, e), n, n, h, saved=True)
+    assert set(seed_run) == {"peak", "saved"} and set(cost.decoder_loop_memory(seed_module, 2, 3, h)) == {"peak"}
+    pairs = n * n * 4
+    assert 3 * h <= seed_run["saved"] / pairs < 3 * h + 8
+    assert h <= ours_run["saved"] / pairs < h + 8
+    assert seed_run["peak"] >= seed_run["saved"] and ours_run["peak"] >= ours_run["saved"]
+    with pytest.raises(ValueError, match="positive"):
+        cost.decoder_loop_memory(seed_module, 0, 3, h)
+
+
+def test_fit_quadratic_is_exact_on_a_quadratic_and_rejects_short_input():
+    ns = [1, 2, 5, 9]
+    a, b, c = cost.fit_quadratic(ns, [3 * n * n - 2 * n + 7 for n in ns])
+    assert math.isclose(a, 3) and math.isclose(b, -2, abs_tol=1e-9) and math.isclose(c, 7, abs_tol=1e-9)
+    with pytest.raises(ValueError, match="at least 3"):
+        cost.fit_quadratic([1, 2], [1, 4])

@@ -290,17 +290,110 @@ def test_greedy_decode_format():
     torch.testing.assert_close(w_tf[0, : len(toks)], weights[0], atol=1e-5, rtol=0)
 
 
-def test_cached_greedy_decode_equals_rerunning_the_prefix():
-    """DecoderLayer.step (newest position only) gives the tokens and weights of re-running the whole prefix."""
-    m = small_model(seed=3)
-    with torch.no_grad():                                   # a sharper output layer, so that argmax ties are unlikely
+def trained_looking_model(seed=3):
+    """A random small model with peaked attention and a sharp output layer, as after training (no argmax ties)."""
+    m = small_model(seed=seed)
+    with torch.no_grad():
+        for module in m.modules():
+            if isinstance(module, MultiHeadAttention):
+                module.W_q.weight.mul_(4.0)                  # scores far from 0: weights far from uniform
         m.output.weight.mul_(20.0)
-    b = toy_batch(m, n=5)
-    fast, w_fast = m.greedy_decode(b, max_len=9)
-    slow, w_slow = m.greedy_decode(b, max_len=9, cache=False)
-    assert fast == slow and any(len(t) > 3 for t in fast)
+    return m.eval()
+
+
+def padded_batch(m, n=6, seed=1):
+    """Sources of 3 to 11 words, so that most sentences of the batch are padded."""
+    b = toy_batch(m, n=n, lo=3, hi=11, seed=seed)
+    assert len(set(b.src_lengths.tolist())) > 2
+    return b
+
+
+@pytest.mark.parametrize("max_len", [1, 4, 9, 20])
+def test_cached_greedy_decode_equals_rerunning_the_prefix(max_len):
+    """The KV cache gives the tokens and weights of re-running the whole prefix, with padding in the batch."""
+    m = trained_looking_model()
+    b = padded_batch(m)
+    fast, w_fast = m.greedy_decode(b, max_len=max_len)
+    slow, w_slow = m.greedy_decode(b, max_len=max_len, cache=False)
+    assert fast == slow and max(len(t) for t in fast) == max_len
     for a, c in zip(w_fast, w_slow, strict=True):
         torch.testing.assert_close(a, c, atol=1e-5, rtol=0)
+
+
+def cached_pass(m, b, tgt_in):
+    """decode_step over a given target prefix, one position at a time -> logits (B, T, V), cross weights, caches."""
+    from helpers.transformer import _source_mask
+
+    src_mask = _source_mask(b)
+    memory = m.encode(b)
+    caches, logits, cross = m.start_caches(memory), [], []
+    for t in range(tgt_in.shape[1]):
+        step_logits, caches, w = m.decode_step(tgt_in[:, : t + 1], caches, src_mask)
+        logits.append(step_logits)
+        cross.append(w)
+    return torch.cat(logits, dim=1), torch.cat(cross, dim=2), caches
+
+
+@torch.no_grad()
+def test_decode_step_gives_the_logits_and_weights_of_the_full_pass_and_caches_one_row_per_step():
+    m = trained_looking_model()
+    b = padded_batch(m)
+    tgt_in = torch.randint(4, len(m.tgt_vocab), (b.src.shape[0], 12), generator=torch.Generator().manual_seed(0))
+    tgt_in[:, 0] = m.tgt_vocab.bos_id
+    logits, cross, caches = cached_pass(m, b, tgt_in)
+    full = m.decode(tgt_in, m.encode(b), b.src_mask)
+    torch.testing.assert_close(logits, full.logits, atol=1e-4, rtol=1e-5)
+    torch.testing.assert_close(cross, full.cross_weights[-1], atol=1e-5, rtol=0)
+    B, S = b.src.shape
+    h, d_head = m.decoder_layers[0].self_attn.n_heads, m.decoder_layers[0].self_attn.d_head
+    assert len(caches) == len(m.decoder_layers) == 2
+    for cache, layer in zip(caches, m.decoder_layers, strict=True):
+        assert cache.keys.shape == cache.values.shape == (B, h, 12, d_head)          # one row per position written
+        assert cache.memory_keys.shape == cache.memory_values.shape == (B, h, S, d_head)
+        torch.testing.assert_close(cache.memory_keys, layer.cross_attn.keys_values(m.encode(b), m.encode(b))[0])
+        assert cache.nbytes() == 4 * 2 * B * (12 + S) * m.d_model
+
+
+@torch.no_grad()
+def test_a_stale_cache_would_fail_the_comparison(monkeypatch):
+    """The comparison can fail: a cache that forgets to append its newest row gives other logits."""
+    from helpers.transformer import LayerCache
+
+    m = trained_looking_model()
+    b = padded_batch(m)
+    tgt_in = torch.randint(4, len(m.tgt_vocab), (b.src.shape[0], 6), generator=torch.Generator().manual_seed(1))
+    tgt_in[:, 0] = m.tgt_vocab.bos_id
+    right, _, _ = cached_pass(m, b, tgt_in)
+    keep_first = LayerCache.append
+    monkeypatch.setattr(LayerCache, "append",
+                        lambda self, k, v: keep_first(self, k, v) if self.keys.shape[2] == 0 else self)
+    stale, _, _ = cached_pass(m, b, tgt_in)
+    torch.testing.assert_close(stale[:, 0], right[:, 0])              # the first step cannot tell...
+    assert all(not torch.allclose(stale[:, t], right[:, t], atol=1e-3) for t in range(1, 6))  # ...every later one can
+
+
+def test_the_cache_projects_the_memory_once_and_each_new_position_once():
+    """Count the calls of every K/V projection during one cached greedy decode, and the rows each call projects."""
+    m = trained_looking_model()
+    b = padded_batch(m)
+    calls = {}
+
+    def count(name):
+        def hook(module, inputs, output):
+            calls.setdefault(name, []).append(tuple(inputs[0].shape))
+        return hook
+
+    for i, layer in enumerate(m.decoder_layers):
+        for attn in ("self_attn", "cross_attn"):
+            for w in ("W_k", "W_v"):
+                getattr(getattr(layer, attn), w).register_forward_hook(count((i, attn, w)))
+    tokens, _ = m.greedy_decode(b, max_len=9)
+    steps = max(len(t) for t in tokens) + (1 if max(len(t) for t in tokens) < 9 else 0)
+    B, S = b.src.shape
+    for i in range(len(m.decoder_layers)):
+        for w in ("W_k", "W_v"):
+            assert calls[i, "cross_attn", w] == [(B, S, m.d_model)]               # the memory: once per sentence
+            assert calls[i, "self_attn", w] == [(B, 1, m.d_model)] * steps        # one new position per step
 
 
 def test_greedy_decode_stops_at_eos():
