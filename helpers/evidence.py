@@ -239,6 +239,49 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
 # (helpers.experiments for training runs). Each chapter that reads one says so in its recipe's `chapter`.
 
 
+# ---- chapter 01: the fixed-context bottleneck (widths, one way vs two ways, gradients to the first word) ----
+def _bottleneck_units(settings: dict) -> list[dict]:
+    return [{"config": name, "seed": seed} for name, seeds in settings["seeds"].items() for seed in seeds]
+
+
+def _bottleneck_run(settings: dict, unit: dict) -> list[dict]:
+    from helpers.experiments import bottleneck_run
+
+    return bottleneck_run(settings, unit)
+
+
+register(Recipe(
+    name="bottleneck",
+    chapter="01",
+    about="no-attention translators of three widths, one way vs two ways at equal context size (and chapter 05's "
+          "attention model, once it has seeds): BLEU by source length, the gradient to the first word at init and "
+          "trained",
+    settings={
+        "configs": {
+            "hidden 32": {"kind": "none", "hidden": 32, "steps": 1400, "gradient": False},
+            "hidden 64": {"kind": "none", "hidden": 64, "steps": 700, "gradient": False},
+            "hidden 128": {"kind": "none", "hidden": 128, "steps": 350},
+            "one way, hidden 256": {"kind": "none", "hidden": 256, "bidirectional": False, "decoder_hidden": 128,
+                                    "steps": 350},
+            "attention": {"kind": "attention", "hidden": 128, "wiring": "luong", "steps": 450},
+        },
+        # seeds per config: as many as the shared machine allowed when the file was made; "attention" (chapter
+        # 05's comparison of the gradient to the first word) has none yet: give it [0, 1, 2] and rebuild
+
+        "seeds": {"hidden 32": [0], "hidden 64": [0, 1, 2], "hidden 128": [0, 1, 2, 3],
+                  "one way, hidden 256": [0, 1, 2], "attention": []},
+        "batch": 32,
+        "lr": 0.01,
+        "sets": [[4, 10], [4, 6], [7, 8], [9, 10], [11, 13], [14, 16], [17, 20], [11, 20], [21, 30], [31, 40],
+                 [41, 50]],
+        "gradient": {"lengths": [5, 10, 20, 30, 40, 50], "n": 20, "last_words": 5, "directions": ["both", "forward"]},
+    },
+    units=_bottleneck_units,
+    run=_bottleneck_run,
+    timing=("cpu_seconds",),
+))
+
+
 # ---------------------------------------------------------------- chapter 06: the scorers over seeds, the dropout test
 def _registered_scorers() -> list[str]:
     """The names in helpers.attention.SCORERS when this module is imported (a new scorer: remake the file)."""

@@ -403,6 +403,78 @@ def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 
     return result
 
 
+# ---------------------------------------------------------------- chapter 01: the bottleneck family (evidence)
+__all__ += ["BOTTLENECK_FIELDS", "bottleneck_run", "last_trained", "breaking_set"]
+
+#: The columns of every row bottleneck_run returns (None where a row kind has no value).
+BOTTLENECK_FIELDS = ("measure", "set", "lo", "hi", "bleu", "exact", "n", "stage", "direction", "length", "grad",
+                     "steps", "params", "context", "loss_start", "loss_end", "cpu_seconds")
+_LAST: dict = {}
+
+
+def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
+    """Train settings["configs"][unit["config"]] (make_model keywords, "steps", optional "gradient": False) from
+    unit["seed"]; a tidy table.
+
+    Rows (columns BOTTLENECK_FIELDS): measure="quality", one per [lo, hi] in settings["sets"] (test sentences of
+    those source lengths: bleu, exact, n, with the run's steps, params, context size, loss_start/loss_end and
+    cpu_seconds); measure="gradient", one per stage ("init", "trained") x direction x length:
+    helpers.training.gradient_by_length with settings["gradient"] ({"lengths", "n", "last_words", "directions"}).
+    The trained model stays available to the caller through last_trained().
+    """
+    from helpers.seq2seq import make_model
+    from helpers.toylang import bucket_name, load_test_buckets
+    from helpers.training import evaluate, gradient_by_length, train
+
+    config = dict(settings["configs"][unit["config"]])
+    steps, seed, grad = config.pop("steps"), int(unit["seed"]), settings["gradient"]
+    measure_gradient = config.pop("gradient", True)          # a config may leave the gradient rows out
+    model = make_model(**config, seed=seed)
+    rows: list[dict] = []
+
+    def add(**values) -> None:
+        rows.append({k: values.get(k) for k in BOTTLENECK_FIELDS})
+
+    def gradients(stage: str) -> None:
+        for direction in grad["directions"] if measure_gradient else ():
+            by_length = gradient_by_length(model, grad["lengths"], n=grad["n"], seed=seed, direction=direction,
+                                           last_words=grad["last_words"])
+            for length, value in by_length.items():
+                add(measure="gradient", stage=stage, direction=direction, length=length, grad=value)
+
+    gradients("init")
+    log = train(model, load_split("train"), steps, batch_size=settings["batch"], lr=settings["lr"], seed=seed,
+                progress=False)
+    gradients("trained")
+    pool = [p for pairs in load_test_buckets().values() for p in pairs]
+    first, last = log.losses[:20], log.losses[-20:]
+    for lo, hi in settings["sets"]:
+        result = evaluate(model, [p for p in pool if lo <= len(p[0]) <= hi])
+        add(measure="quality", set=bucket_name(lo, hi), lo=lo, hi=hi, bleu=result["bleu"], exact=result["exact"],
+            n=result["n"], steps=log.steps, params=model.n_parameters(), context=model.encoder.output_size,
+            loss_start=sum(first) / len(first), loss_end=sum(last) / len(last), cpu_seconds=log.cpu_seconds)
+    _LAST.clear()
+    _LAST.update(unit=dict(unit), model=model, log=log)
+    return rows
+
+
+def last_trained(unit: dict):
+    """(model, TrainLog) of the last bottleneck_run in this process, which must have been `unit`."""
+    if _LAST.get("unit") != dict(unit):
+        raise LookupError(f"the last bottleneck run here was {_LAST.get('unit')}, not {unit}: run it first "
+                          "(evidence.load(...).check_live(unit))")
+    return _LAST["model"], _LAST["log"]
+
+
+def breaking_set(bleu_by_set: dict[str, float], reference: str, share: float = 0.5) -> str | None:
+    """The first set (in the dict's order, after `reference`) whose BLEU is below share x BLEU of `reference`;
+    None if none is (the model did not break within these sets)."""
+    if reference not in bleu_by_set:
+        raise KeyError(f"no reference set {reference!r} among {list(bleu_by_set)}")
+    limit = share * bleu_by_set[reference]
+    return next((s for s, b in bleu_by_set.items() if s != reference and b < limit), None)
+
+
 # ---------------------------------------------------------------- chapter 07's three translators by budget
 # How chapter 07 builds and trains each translator: one home, read by the chapter and by its evidence recipe.
 TRANSLATORS = {

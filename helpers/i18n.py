@@ -473,8 +473,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "counterpart at all).",
         "'{word}' 不出现在这个句子的任何正确译文里；请在词表里逐个查源语言的词（有些词根本没有对应的词）。"),
     "ch05.too_often": ("'{word}' appears more often than the translation needs", "'{word}' 出现的次数比译文需要的多"),
-    "ch05.missing": ("{n} word(s) are missing", "少了 {n} 个词"),
-    "ch05.a_word_missing": ("a word is missing ({n} differ)", "缺了一个词（有 {n} 个不同）"),
+    "ch05.missing": ("{n} word(s) are missing: {words}", "少了 {n} 个词：{words}"),
+    "ch05.a_word_missing": ("{words} is missing ({n} differ)", "缺了 {words}（有 {n} 个不同）"),
     "ch05.word_count": ("you have {n} words and {what}.", "你写了 {n} 个词，{what}。"),
     "ch05.order": (
         "the words are right but the order is not, from target position {position} (0-based, '{word}') on; re-read "

@@ -292,12 +292,23 @@ def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, a
     return ax
 
 
-def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=None):
-    """Gradient norm reaching the first word against sentence length, log scale: curves = {label: {length: norm}}."""
+def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=None,
+                            spread: dict[str, dict[int, tuple[float, float]]] | None = None,
+                            styles: dict | None = None):
+    """Gradient norm reaching the first word against sentence length, log scale: curves = {label: {length: norm}}.
+
+    spread: {label: {length: (low, high)}} draws a band (e.g. the seed-to-seed range); styles: {label: plot kwargs}.
+    """
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     for label, by_length in curves.items():
-        ax.semilogy(list(by_length), list(by_length.values()), marker="o", label=label)
+        style = dict(marker="o")
+        style.update((styles or {}).get(label, {}))
+        (line,) = ax.semilogy(list(by_length), list(by_length.values()), label=label, **style)
+        band = (spread or {}).get(label)
+        if band:
+            xs = list(band)
+            ax.fill_between(xs, [band[x][0] for x in xs], [band[x][1] for x in xs], color=line.get_color(), alpha=0.15)
     ax.set(title=title, xlabel="source sentence length (words)", ylabel="|d loss / d first word| (log scale)")
     ax.legend(loc="best")
     return ax

@@ -321,7 +321,7 @@ class Seq2Seq(nn.Module):
 def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, emb: int = 64, hidden: int = 128,
                attn_hidden: int | None = 64, context_dropout: float = 0.0, attn_dropout: float = 0.0,
                bidirectional: bool = True, project_keys: bool | None = None, seed: int | None = None,
-               wiring: str = "luong") -> Seq2Seq:
+               wiring: str = "luong", decoder_hidden: int | None = None) -> Seq2Seq:
     """Build a translator for the toy languages.
 
     kind: "attention" or "none" (fixed context). scorer: None (additive, Bahdanau's scorer), a name from
@@ -333,6 +333,8 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
     attn_hidden: size of the additive scorer's hidden layer (64 keeps training fast on a CPU; None: `hidden`).
     attn_dropout builds a named scorer with dropout on the weights; context_dropout drops context entries.
     seed: seed torch before creating parameters (same seed, same initial weights).
+    decoder_hidden (kind="none" only): the decoder GRU's size when it differs from the encoder's `hidden`, so a
+    one-way encoder twice as wide can be compared with a two-way one at an equal context size and decoder.
     """
     attn_hidden = hidden if attn_hidden is None else attn_hidden
     if kind not in ("attention", "none"):
@@ -345,10 +347,14 @@ def make_model(kind: str = "attention", scorer: nn.Module | str | None = None, e
     encoder = Encoder(len(src_vocab), emb, hidden, bidirectional=bidirectional)
     ctx = encoder.output_size
     config = dict(kind=kind, emb=emb, hidden=hidden, bidirectional=bidirectional)
+    if decoder_hidden is not None and kind != "none":
+        raise ValueError("decoder_hidden applies to kind='none' only (an attention decoder's size is `hidden`)")
     if kind == "none":
         if scorer is not None:
             raise ValueError("a model with kind='none' has no attention, so it takes no scorer")
-        decoder = FixedContextDecoder(len(tgt_vocab), emb, hidden, ctx)
+        if decoder_hidden is not None:
+            config["decoder_hidden"] = decoder_hidden
+        decoder = FixedContextDecoder(len(tgt_vocab), emb, hidden if decoder_hidden is None else decoder_hidden, ctx)
     else:
         name = scorer if isinstance(scorer, str) else ("additive" if scorer is None else type(scorer).__name__)
         if scorer is None or isinstance(scorer, str):

@@ -136,38 +136,48 @@ def evaluate_buckets(model: Seq2Seq, buckets: dict, limit: int | None = None, ba
     return {name: evaluate(model, pairs[:limit] if limit else pairs, batch_size) for name, pairs in buckets.items()}
 
 
-def gradient_to_first_word(model: Seq2Seq, pairs: Sequence, direction: str = "forward") -> float:
+def gradient_to_first_word(model: Seq2Seq, pairs: Sequence, direction: str = "forward",
+                           last_words: int | None = None) -> float:
     """Mean norm of d(loss)/d(embedding of the first source word) over `pairs`, one sentence at a time.
 
-    direction="forward": the gradient that arrives through the left-to-right reading of the sentence
-    (the chain a fixed-context model must carry the first word along); "both": through the whole encoder.
-    The loss is the summed cross-entropy of the reference translation (teacher forcing).
+    For each (src, tgt, ...) pair: the source embeddings x (1, S, emb) go into the encoder, the loss is the
+    summed cross-entropy of the reference translation under teacher forcing, and the gradient is taken at
+    x[0, 0] (emb numbers). direction="both": the gradient through the whole encoder (the first word reaches the
+    summary along the left-to-right chain and, one step from the end, through the right-to-left reading);
+    "forward": only what arrives along the left-to-right chain (the right-to-left input is held fixed).
+    last_words=k sums the loss over the last k words of the reference only (the end token left out; all of
+    them when the reference is shorter): how much the end of the translation can still teach the first word.
+    None: the loss of every word and the end token.
     """
     if direction not in ("forward", "both"):
         raise ValueError(f"direction must be 'forward' or 'both', got {direction!r}")
+    if last_words is not None and (isinstance(last_words, bool) or not isinstance(last_words, int)
+                                   or last_words < 1):
+        raise ValueError(f"last_words must be a positive whole number or None, got {last_words!r}")
     model.eval()
     norms = []
     for p in pairs:
         batch = make_batch([tuple(p)], model.src_vocab, model.tgt_vocab)
-        emb = model.encoder.embedding(batch.src).detach()
+        emb = model.encoder.embedding(batch.src).detach()                       # (1, S, emb)
         x_fwd = emb.clone().requires_grad_(True)
-        x_bwd = emb.clone().requires_grad_(direction == "both")
+        x_bwd = x_fwd if direction == "both" else emb.clone()                   # one tensor: both paths count
         enc = model.encoder.encode_embedded(x_fwd, x_bwd, batch.src_lengths, batch.src_mask)
-        logits, _, _ = model.decoder(batch.tgt_in, enc, model.decoder.initial_state(enc))
-        loss = torch.nn.functional.cross_entropy(logits[0], batch.tgt_out[0], reduction="sum")
-        inputs = [x_fwd] + ([x_bwd] if direction == "both" and model.encoder.backward_rnn is not None else [])
-        grads = torch.autograd.grad(loss, inputs, allow_unused=True)
-        g = sum(gr[0, 0] for gr in grads if gr is not None)
-        norms.append(float(g.norm()))
+        logits, _, _ = model.decoder(batch.tgt_in, enc, model.decoder.initial_state(enc))   # (1, T+1, V)
+        n_words = len(p[1])
+        keep = slice(0, n_words + 1) if last_words is None else slice(max(n_words - last_words, 0), n_words)
+        loss = torch.nn.functional.cross_entropy(logits[0, keep], batch.tgt_out[0, keep], reduction="sum")
+        (grad,) = torch.autograd.grad(loss, [x_fwd], allow_unused=True)
+        norms.append(0.0 if grad is None else float(grad[0, 0].norm()))
     return sum(norms) / max(len(norms), 1)
 
 
 def gradient_by_length(model: Seq2Seq, lengths: Sequence[int], n: int = 20, seed: int = 0,
-                       direction: str = "forward") -> dict[int, float]:
+                       direction: str = "forward", last_words: int | None = None) -> dict[int, float]:
     """gradient_to_first_word on n generated sentences of each exact length: {length: mean gradient norm}."""
     from helpers.toylang import sample_pairs
 
-    return {L: gradient_to_first_word(model, sample_pairs(n, L, L, seed=seed + L), direction) for L in lengths}
+    return {L: gradient_to_first_word(model, sample_pairs(n, L, L, seed=seed + L), direction, last_words)
+            for L in lengths}
 
 
 # ---------------------------------------------------------------- probing the final encoder state

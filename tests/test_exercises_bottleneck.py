@@ -42,3 +42,15 @@ def test_the_worked_solution_of_the_bottleneck_exercise_passes_its_checker(capsy
     exec(_solution_code("01.1"), ns)
     assert capsys.readouterr().out.strip() == "192"
     assert ex.check_context_size(ns["context_numbers"], 192, per_direction=96, embedding=64) is True
+
+
+@pytest.mark.parametrize("drop, named", [("de", "'de'"), ("le", "'le'"), ("zhi", "'zhi'"), ("xia", "'xia'")])
+def test_hand_translation_names_the_missing_word(capsys, drop, named):
+    """Exercise 01.2: leaving out one word (a slip a learner makes) gets that word named, not just counted."""
+    ex.reset_tries()
+    answer = "yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le".split()
+    answer.remove(drop)
+    out = said(capsys, lambda a: ex.check_translation(a, "a small cat slept under the table"), " ".join(answer))
+    assert f"1 word(s) are missing: {named}" in out and "Expected" not in out
+    assert ex.check_translation("yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le",
+                                "a small cat slept under the table") is True

@@ -77,7 +77,7 @@ def test_translation_order_and_word_mistakes(old_toylang, capsys):
     out = said(capsys, lambda a: ex.check_translation(a, SRC), "c d b a")
     assert "order is not, from target position 0" in out and "d c b a" not in out
     assert "'q' is in no valid translation" in said(capsys, lambda a: ex.check_translation(a, SRC), "d c b q")
-    assert "2 word(s) are missing" in said(capsys, lambda a: ex.check_translation(a, SRC), "d c")
+    assert "2 word(s) are missing: 'b', 'a'" in said(capsys, lambda a: ex.check_translation(a, SRC), "d c")
     assert "'d' appears more often" in said(capsys, lambda a: ex.check_translation(a, SRC), "d d c b a")
     assert "has no words" in said(capsys, lambda a: ex.check_translation(a, SRC), "")
     assert "expected a string of target words" in said(capsys, lambda a: ex.check_translation(a, SRC), [1, 2])

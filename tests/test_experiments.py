@@ -285,6 +285,28 @@ def test_step_time_by_length_reports_every_model_and_length():
     assert all(p.grad is None for m in models.values() for p in m.parameters())
 
 
+def test_breaking_set_is_the_first_set_below_half_of_the_reference():
+    from helpers.experiments import breaking_set
+
+    bleu = {"4-10": 60.0, "4-6": 70.0, "7-8": 40.0, "9-10": 29.0, "11-13": 35.0}
+    assert breaking_set(bleu, "4-10") == "9-10"               # 29 < 30; a later rise does not undo it
+    assert breaking_set(bleu, "4-10", share=0.3) is None      # never below 18
+    assert breaking_set({"a": 10.0, "b": 4.9}, "a") == "b"
+    with pytest.raises(KeyError):
+        breaking_set(bleu, "31-40")
+
+
+def test_decoder_hidden_gives_a_one_way_encoder_the_two_way_context_and_decoder():
+    from helpers.seq2seq import make_model
+
+    one = make_model("none", hidden=64, bidirectional=False, decoder_hidden=32, seed=0)
+    two = make_model("none", hidden=32, seed=0)
+    assert one.encoder.output_size == two.encoder.output_size == 64
+    assert one.decoder.rnn.hidden_size == two.decoder.rnn.hidden_size == 32
+    with pytest.raises(ValueError, match="decoder_hidden"):
+        make_model("attention", decoder_hidden=32)
+
+
 # ---------------------------------------------------------------- chapter 06: runs watched during training
 def test_first_crossing_is_the_first_step_at_or_over_the_threshold():
     from helpers.experiments import first_crossing

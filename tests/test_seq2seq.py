@@ -216,3 +216,43 @@ def test_attn_hidden_none_means_the_decoder_size():
     from helpers.seq2seq import make_model
 
     assert make_model(hidden=32, emb=16, attn_hidden=None).decoder.scorer.v.in_features == 32
+
+
+def _manual_first_word_gradient(model, pair, last_words):
+    """The same quantity as gradient_to_first_word(direction="both"), written out for one sentence."""
+    batch = make_batch([pair], model.src_vocab, model.tgt_vocab)
+    x = model.encoder.embedding(batch.src).detach().requires_grad_(True)
+    enc = model.encoder.encode_embedded(x, x, batch.src_lengths, batch.src_mask)
+    logits, _, _ = model.decoder(batch.tgt_in, enc, model.decoder.initial_state(enc))
+    T = len(pair[1])
+    loss = torch.nn.functional.cross_entropy(logits[0, T - last_words:T], batch.tgt_out[0, T - last_words:T],
+                                             reduction="sum")
+    loss.backward()
+    return float(x.grad[0, 0].norm())
+
+
+def test_gradient_to_first_word_of_the_last_words_through_both_directions_matches_a_hand_computation():
+    pairs = sample_pairs(3, 8, 8, seed=2)
+    m = make_model("none", emb=16, hidden=24, seed=1)
+    want = sum(_manual_first_word_gradient(m, p, 3) for p in pairs) / 3
+    assert gradient_to_first_word(m, pairs, direction="both", last_words=3) == pytest.approx(want, rel=1e-6)
+    whole = gradient_to_first_word(m, pairs, direction="both")
+    assert whole != pytest.approx(want, rel=1e-3), "last_words must restrict the loss to the last words"
+
+
+def test_gradient_to_first_word_follows_the_backward_reading_and_is_zero_without_a_path():
+    pairs = sample_pairs(2, 12, 12, seed=4)
+    m = make_model("none", emb=16, hidden=24, seed=0)
+    with torch.no_grad():                       # the left-to-right GRU no longer reads its input
+        m.encoder.forward_rnn.weight_ih_l0.zero_()
+    assert gradient_to_first_word(m, pairs, direction="forward", last_words=5) == 0.0
+    assert gradient_to_first_word(m, pairs, direction="both", last_words=5) > 1e-4    # the backward path counts
+    cut = make_model("none", emb=16, hidden=24, seed=0)
+    with torch.no_grad():                       # the decoder never sees the context vector
+        for layer in (cut.decoder.init, ):
+            layer.weight.zero_()
+        cut.decoder.rnn.weight_ih_l0[:, 16:].zero_()
+        cut.decoder.pre_output.weight[:, 24:24 + cut.encoder.output_size].zero_()
+    assert gradient_to_first_word(cut, pairs, direction="both", last_words=5) == 0.0
+    with pytest.raises(ValueError, match="last_words"):
+        gradient_to_first_word(m, pairs, last_words=0)

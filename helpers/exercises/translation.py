@@ -151,9 +151,10 @@ def check_translation(answer, source, name: str = "my_translation", references=N
     if sorted(got) != sorted(best):
         missing = [w for w in dict.fromkeys(best) if got.count(w) < best.count(w)]
         extra = [w for w in dict.fromkeys(got) if got.count(w) > best.count(w)]
+        named = ", ".join(repr(w) for w in missing)      # which words, so the learner knows what to look up
         what = (t("ch05.too_often", word=extra[0]) if extra else
-                t("ch05.missing", n=len(best) - len(got)) if len(got) < len(best) else
-                t("ch05.a_word_missing", n=len(missing)))
+                t("ch05.missing", n=len(best) - len(got), words=named) if len(got) < len(best) else
+                t("ch05.a_word_missing", n=len(missing), words=named))
         return wrong(exercise, t("ch05.word_count", n=len(got), what=what), answer_text, show_answer)
     j = next(k for k, (a, b) in enumerate(zip(got, best, strict=True)) if a != b)
     return wrong(exercise, t("ch05.order", position=j, word=got[j]), answer_text, show_answer)
