@@ -312,3 +312,17 @@ def test_plot_budget_curve_labels_its_axes_and_points():
     assert ax.get_xscale() == "log" and ax.get_title() == "a title" and "CPU seconds" in ax.get_xlabel()
     assert [t.get_text() for t in ax.texts] == ["100"] and ax.get_ylim() == (0, 105)
     plt.close(ax.figure)
+
+
+def test_make_translator_builds_chapter_07s_models_and_refuses_unknown_names():
+    from helpers.experiments import TRANSLATORS, make_translator
+    from helpers.seq2seq import make_model
+    from helpers.transformer import make_transformer
+
+    assert make_translator("RNN + attention", seed=3).n_parameters() == \
+        make_model("attention", emb=64, hidden=128, seed=3).n_parameters()
+    assert make_translator("Transformer").config == make_transformer().config
+    assert make_translator("Transformer, learned positions").config["positions"] == "learned"
+    assert TRANSLATORS["no attention"]["lr"] == 5e-3
+    with pytest.raises(KeyError, match="no translator named 'GPT'"):
+        make_translator("GPT")
