@@ -17,7 +17,6 @@ import contextlib
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -98,11 +97,6 @@ def secret_lines(master: Path, with_public: bool = False) -> dict[str, set[str]]
     return out | {"public": public} if with_public else out
 
 
-def otter_command(*args: str) -> list[str]:
-    """The otter CLI of the Python running this script (the course venv): no machine paths, no PATH lookup."""
-    return [sys.executable, "-m", "otter", *args]
-
-
 def autograder_zip(build_dir: Path) -> Path:
     """The autograder zip of one built assignment (`<build_dir>/autograder/<name>-autograder_*.zip`; the newest)."""
     zips = sorted((Path(build_dir) / "autograder").glob("*-autograder_*.zip"), key=lambda p: p.stat().st_mtime)
@@ -124,12 +118,11 @@ def build(name: str, out: Path = DIST, run_tests: bool = True) -> Path:
             raise SystemExit(f"{dest} exists and does not look like an earlier build (it holds {sorted(leftovers)}); "
                              "remove it yourself or choose another --out")
         shutil.rmtree(dest)
-    cmd = otter_command("assign", str(table[name]), str(dest))
-    if not run_tests:
-        cmd.append("--no-run-tests")
-    print("$", " ".join(["python", "-m", "otter", *cmd[3:]]), flush=True)
+    print(f"otter assign {table[name]} {dest}{'' if run_tests else ' --no-run-tests'}", flush=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run(cmd, check=True)
+    from otter.assign import main as otter_assign  # in this process: one import of otter for every assignment
+
+    otter_assign(str(table[name]), str(dest), no_run_tests=not run_tests)
     grading = table[name].parent / "grading.json"  # optional per-assignment limits, e.g. {"cell_seconds": 600}
     info = {"assignment": name, "questions": question_table(table[name]),
             "grading": json.loads(grading.read_text()) if grading.is_file() else {}}

@@ -1,21 +1,20 @@
-"""Calibrate decoder_attention's training test: train the reference decoder for several seeds, report the margins.
+"""Calibrate decoder_attention's training check: the honest decoder and a broken one, several seeds, the margins.
 
-    python -m assignments.calibrate_a3                      # seeds 0 1 2 with the master's default budget
+    python -m assignments.calibrate_a3                      # seeds 0 1 2 with the grader's budget
     python -m assignments.calibrate_a3 --steps 200 --seeds 0 1 2 3
 
-The hidden test `test_q2_learns_long_sentences` of assignments/decoder_attention trains the student's
-BahdanauDecoder for GRADING_A3_STEPS steps and requires a BLEU of at least GRADING_A3_MIN_BLEU on the long test
-buckets (31-40 and 41-50). This script runs that very test function (taken from the master) on the master's own
-solution, once per seed, and prints the BLEU each seed reaches, its CPU time, and the margin over the threshold.
-Re-run it whenever the data or the models change, and keep the threshold well below the worst seed.
+The grader's check `test_q2_learns_long_sentences` (assignments/decoder_attention/checks.py, the one home of its
+budget) trains the course's small translator with the student's BahdanauDecoder inside the sandbox
+(`harness.train_model`), then translates fresh sentences outside (`checks.translation_bleu`) and requires a BLEU
+of at least GRADING_A3_MIN_BLEU. This script runs those very functions, in this process, on the master's solution
+and on a broken decoder that attends to nothing (a uniform average of the encoder outputs: the fixed-context
+bottleneck), once per seed (the training seed, and a fresh draw of test sentences per seed), and prints each BLEU,
+the CPU time, and the margins: the honest decoder must clear the threshold by at least 5 BLEU on every seed and
+the broken one must stay below it. Re-run it whenever the data, the models or the budget change.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import os
-import re
 import sys
 import time
 
@@ -23,11 +22,9 @@ import nbformat
 
 from assignments.build import masters
 
-TEST = "test_q2_learns_long_sentences"
 
-
-def master_namespace(name: str = "decoder_attention") -> dict:
-    """Execute the master's setup and solution code and the training test's definition -> the namespace."""
+def master_decoder(name: str = "decoder_attention"):
+    """The master's BahdanauDecoder (its setup and solution cells executed; no test cell)."""
     nb = nbformat.read(masters()[name], as_version=4)
     namespace: dict = {}
     block = None
@@ -37,57 +34,68 @@ def master_namespace(name: str = "decoder_attention") -> dict:
             block = head.split()[2] if head.startswith(("# BEGIN SOLUTION", "# BEGIN TESTS")) else \
                 (None if head.startswith("# END") else block)
             continue
-        if cell.cell_type != "code" or (block == "TESTS" and f"def {TEST}(" not in cell.source):
-            continue
-        skip = ("%", 'print(f"{translator')
-        source = "\n".join(line for line in cell.source.splitlines() if not line.startswith(skip))
-        if block == "TESTS":
-            source = source.split(f"\n{TEST}(")[0]  # the definition, not the call
-        exec(compile(source, f"<{name} master>", "exec"), namespace)
-    return namespace
+        if cell.cell_type == "code" and block != "TESTS" and "class BahdanauDecoder" in cell.source or \
+                cell.cell_type == "code" and cell.source.lstrip().startswith("import torch"):
+            source = "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+            exec(compile(source, f"<{name} master>", "exec"), namespace)
+    return namespace["BahdanauDecoder"]
 
 
-def run_seed(namespace: dict, seed: int, steps: int | None) -> tuple[float, float]:
-    """(BLEU on the long buckets, CPU seconds) of one training run of the reference decoder."""
-    env = {"GRADING_A3_SEED": str(seed), "GRADING_A3_MIN_BLEU": "-1"}
-    if steps:
-        env["GRADING_A3_STEPS"] = str(steps)
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    out = io.StringIO()
+def uniform_decoder(honest):
+    """A broken decoder: the wiring of `honest`, but the context is the plain average of the real encoder outputs."""
+    import torch
+
+    class Uniform(honest):
+        def step(self, y_emb, s_prev, enc_outputs, mask):
+            real = mask[:, 0].to(enc_outputs.dtype)
+            weights = real / real.sum(-1, keepdim=True)
+            context = (weights[:, :, None] * enc_outputs).sum(1)
+            s = self.cell(torch.cat([y_emb, context], dim=-1), s_prev)
+            logits = self.output(torch.tanh(self.pre_output(torch.cat([s, context, y_emb], dim=-1))))
+            return logits, s, weights
+    return Uniform
+
+
+def run_seed(decoder, seed: int, steps: int) -> tuple[float, float]:
+    """(BLEU on fresh sentences, CPU seconds of training and translating) of one run of the grader's check."""
+    from assignments import harness, judge
+
+    checks = judge.load_checks("decoder_attention")
+    spec = {"cls": "Decoder", "steps": steps, "seed": seed, "model": checks.MODEL, "batch_size": checks.BATCH,
+            "lr": checks.LR, "max_len": checks.MAX_TRAIN_LEN}
     cpu = time.process_time()
-    try:
-        with contextlib.redirect_stdout(out):
-            namespace[TEST](namespace["BahdanauDecoder"])
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-    bleu = float(re.search(r"BLEU ([0-9.]+)", out.getvalue()).group(1))
+    state = harness.train_model(spec, {"Decoder": decoder})
+    bleu = checks.translation_bleu({k: v.detach().clone() for k, v in state.items()}, seed=10_000 + seed)
     return bleu, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--steps", type=int, help="training steps (default: the master's GRADING_A3_STEPS default)")
+    parser.add_argument("--steps", type=int, help="training steps (default: the grader's GRADING_A3_STEPS)")
     args = parser.parse_args(argv)
     import torch
 
+    from assignments import judge
+
     torch.set_num_threads(1)
-    namespace = master_namespace()
-    source = nbformat.read(masters()["decoder_attention"], as_version=4)
-    text = "\n".join(c.source for c in source.cells)
-    steps = args.steps or int(re.search(r'GRADING_A3_STEPS", "(\d+)"', text).group(1))
-    threshold = float(re.search(r'GRADING_A3_MIN_BLEU", "([0-9.]+)"', text).group(1))
-    results = []
+    checks = judge.load_checks("decoder_attention")
+    steps, threshold = args.steps or checks.STEPS, checks.MIN_BLEU
+    honest = master_decoder()
+    results = {"honest": [], "broken": []}
     for seed in args.seeds:
-        bleu, cpu = run_seed(namespace, seed, steps)
-        results.append(bleu)
-        print(f"seed {seed}: long-bucket BLEU {bleu:.2f} after {steps} steps, {cpu:.0f} s CPU", flush=True)
-    worst = min(results)
-    print(f"threshold {threshold:g}; worst seed {worst:.2f}; margin {worst - threshold:+.2f} BLEU "
-          f"({'OK' if worst - threshold >= 5 else 'TOO SMALL: lower the threshold or raise the budget'})")
-    return 0 if worst >= threshold else 1
+        for kind, decoder in (("honest", honest), ("broken", uniform_decoder(honest))):
+            bleu, cpu = run_seed(decoder, seed, steps)
+            results[kind].append(bleu)
+            print(f"seed {seed}, {kind} decoder: BLEU {bleu:.1f} on {checks.SENTENCES} fresh sentences of "
+                  f"{checks.TEST_LENGTHS[0]}-{checks.TEST_LENGTHS[1]} words after {steps} steps, {cpu:.0f} s CPU",
+                  flush=True)
+    worst, best_broken = min(results["honest"]), max(results["broken"])
+    ok = worst - threshold >= 5 and best_broken < threshold
+    print(f"threshold {threshold:g}; worst honest seed {worst:.1f} (margin {worst - threshold:+.1f}); best broken "
+          f"seed {best_broken:.1f} (margin {threshold - best_broken:+.1f} below) "
+          f"({'OK' if ok else 'NOT OK: change the threshold or the budget'})")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -122,6 +122,7 @@ class Grading:
     limits: Limits
     seed: int
     unsafe: bool = False
+    draws: int = 1
 
     def __post_init__(self):
         self.checks = judge.load_checks(self.name)
@@ -140,14 +141,19 @@ def grade_one(submission: Path, g: Grading) -> dict:
     except ValueError as e:
         row["error"] = str(e)
         return row
-    plan = judge.Plan(g.seed)
-    g.checks.plan(plan)
-    result = run_contained(plan.files(json.dumps(nb).encode(), g.limits.cell_seconds), g.limits, g.unsafe)
+    plans = [judge.Plan(g.seed)]
+    plans += [judge.Plan(g.seed + i, share=plans[0]) for i in range(1, g.draws)]  # one run, several draws
+    for plan in plans:
+        g.checks.plan(plan)
+    result = run_contained(plans[0].files(json.dumps(nb).encode(), g.limits.cell_seconds), g.limits, g.unsafe)
     if "error" in result:
         row["error"] = result["error"]
         return row
     verdicts = judge.source_verdicts(nb, g.checks.RULES, g.allowed)
-    row["questions"] = judge.judge_results(plan, result["report"], result["arrays"], verdicts, g.points)
+    judged = [judge.judge_results(plan, result["report"], result["arrays"], verdicts, g.points) for plan in plans]
+    row["questions"] = judged[0]
+    if g.draws > 1:
+        row["draws"] = [{q: v["score"] for q, v in j.items()} for j in judged]
     return row
 
 
@@ -294,7 +300,8 @@ def feedback_html(row: dict, assignment: str, questions: list[dict], manual: dic
 
 def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DIST, limits: Limits | None = None,
               jobs: int = 1, id_pattern: str | None = None, log=print, overridden: set[str] = frozenset(),
-              unsafe: bool = False, seed: int | None = None) -> tuple[str, list[dict], list[dict], int]:
+              unsafe: bool = False, seed: int | None = None, draws: int = 1
+              ) -> tuple[str, list[dict], list[dict], int]:
     """Grade every submission -> (assignment name, rows sorted by student, questions, the run's seed).
 
     The seed of the hidden inputs is drawn afresh for each run (`secrets`) unless given; it stays in this process
@@ -316,7 +323,7 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
     except SandboxUnavailable as e:
         raise SystemExit(f"refusing to grade: {e}") from None
     seed = secrets.randbits(62) if seed is None else seed
-    g = Grading(name, folder, questions, limits, seed, unsafe)
+    g = Grading(name, folder, questions, limits, seed, unsafe, max(1, draws))
     log(f"grading {len(files)} submission(s) of {name}; containment: {how}; limits: "
         f"{limits.cell_seconds} s a cell, {limits.submission_seconds} s a submission, "
         f"{limits.memory_bytes / 2**30:g} GB")
@@ -335,6 +342,8 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
         for i, row in enumerate(pool.map(work, files), 1):
             got, out_of = auto_total(row)
             log(f"  [{i}/{len(files)}] {row['student']}: {row['error'] or f'{_points(got)}/{_points(out_of)}'}")
+            if len({json.dumps(d, sort_keys=True) for d in row.get("draws", [])}) > 1:
+                log(f"    the points of {row['student']} depend on the draw of the hidden inputs: {row['draws']}")
             rows.append(row)
     return name, sorted(rows, key=lambda r: _natural(r["student"])), questions, seed
 
@@ -360,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
                         help=f"address-space limit per submission (default {Limits.memory_bytes / 2**30:g})")
     parser.add_argument("--seed", type=int, help="the seed of the hidden inputs (default: a new secret one per run)")
+    parser.add_argument("--draws", type=int, default=1, metavar="N",
+                        help="for authors of checks: also judge every submission on N-1 further draws of the hidden "
+                             "inputs (same sandbox run) and report points that depend on the draw; grades use the "
+                             "first draw")
     parser.add_argument(UNSAFE_FLAG, dest="unsafe", action="store_true",
                         help="grade even where bubblewrap is missing: submissions then run WITHOUT containment")
     args = parser.parse_args(argv)
@@ -375,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     name, rows, questions, seed = grade_all(args.assignment, args.submissions, dist=args.dist, limits=limits,
                                             jobs=args.jobs, id_pattern=args.id_pattern, overridden=overridden,
-                                            unsafe=args.unsafe, seed=args.seed)
+                                            unsafe=args.unsafe, seed=args.seed, draws=args.draws)
     manual = read_manual(args.manual, name, questions)
     print(f"\n{score_table(rows, questions)}\n\n{len(rows)} submission(s) in {time.perf_counter() - start:.0f} s")
     if args.csv:

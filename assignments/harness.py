@@ -108,7 +108,8 @@ def build_object(spec: dict, ns: dict, inputs: dict):
 
 
 def train_model(spec: dict, ns: dict):
-    """The course's translator with the submission's decoder, trained by the course's loop -> its state dict."""
+    """The course's translator (sizes `spec["model"]`) with the submission's decoder, trained by the course's loop
+    (`steps`, `batch_size`, `lr`, `seed`) on the training pairs of at most `max_len` source words -> its state dict."""
     import torch
 
     from helpers.seq2seq import make_model
@@ -116,10 +117,14 @@ def train_model(spec: dict, ns: dict):
     from helpers.training import train
 
     torch.set_num_threads(1)
-    model = make_model(seed=spec["seed"])
+    sizes = spec.get("model", {})
+    model = make_model(seed=spec["seed"], **sizes)
+    kwargs = {"attn_hidden": sizes["attn_hidden"]} if "attn_hidden" in sizes else {}
     model.decoder = ns[spec["cls"]](len(model.tgt_vocab), model.config["emb"], model.config["hidden"],
-                                    model.encoder.output_size)
-    train(model, load_split("train"), steps=spec["steps"], batch_size=64, seed=spec["seed"], progress=False)
+                                    model.encoder.output_size, **kwargs)
+    pairs = [pair for pair in load_split("train") if len(pair[0]) <= spec.get("max_len", 10**6)]
+    train(model, pairs, steps=spec["steps"], batch_size=spec.get("batch_size", 64),
+          lr=spec.get("lr", 3e-3), seed=spec["seed"], progress=False)
     return dict(model.state_dict())
 
 
@@ -165,6 +170,12 @@ def run_notebook(path: str, seconds: int):
     class Shell(InteractiveShell):
         def enable_gui(self, gui=None):  # `%matplotlib inline` needs no event loop here
             return None
+
+        def enable_matplotlib(self, gui=None):  # `%matplotlib inline`: Agg, and no figure is ever rendered
+            import matplotlib
+
+            matplotlib.use("Agg")
+            return "agg", "agg"
 
     shell = Shell.instance()
     for cell in json.load(open(path, encoding="utf-8")).get("cells", []):  # (nbformat takes 3 s to import)

@@ -65,12 +65,14 @@ class Check:
 class Plan:
     """What the sandbox is asked to compute (calls and input arrays) and how the answers are judged (checks)."""
 
-    def __init__(self, seed: int, env: dict | None = None):
+    def __init__(self, seed: int, env: dict | None = None, share: Plan | None = None):
+        """`share`: another plan whose calls and inputs this one adds to (one sandbox run judges several draws:
+        each plan keeps its own checks; identical training calls are made once)."""
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.env = env or {}
-        self.inputs: dict[str, np.ndarray] = {}
-        self.calls: list[dict] = []
+        self.inputs: dict[str, np.ndarray] = share.inputs if share else {}
+        self.calls: list[dict] = share.calls if share else []
         self.checks: list[Check] = []
 
     def arr(self, x) -> dict:
@@ -113,9 +115,12 @@ class Plan:
         """The value of a top-level name of the notebook."""
         return self._add({"value": name})
 
-    def train(self, cls: str, steps: int, seed: int) -> str:
-        """Train the course's translator with the submission's decoder class -> its state dict (arrays)."""
-        return self._add({"train": {"cls": cls, "steps": steps, "seed": seed}})
+    def train(self, cls: str, steps: int, seed: int, **spec) -> str:
+        """Train the course's translator with the submission's decoder class -> its state dict (arrays); `spec`:
+        `model` (make_model's sizes), `batch_size`, `lr` (see harness.train_model). Made once per sandbox run."""
+        entry = {"train": {"cls": cls, "steps": steps, "seed": seed, **spec}}
+        same = [c["id"] for c in self.calls if c.get("train") == entry["train"]]
+        return same[0] if same else self._add(entry)
 
     def check(self, question: str, name: str, judge: Callable, public: bool = False) -> None:
         self.checks.append(Check(question, name, judge, public))

@@ -239,6 +239,65 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
 # (helpers.experiments for training runs). Each chapter that reads one says so in its recipe's `chapter`.
 
 
+# ---------------------------------------------------------------- chapter 06: the scorers over seeds, the dropout test
+def _registered_scorers() -> list[str]:
+    """The names in helpers.attention.SCORERS when this module is imported (a new scorer: remake the file)."""
+    from helpers.attention import SCORERS
+
+    return list(SCORERS)
+
+
+def _scorer_units(settings: dict) -> list[dict]:
+    """One unit per (config, seed) of the settings."""
+    return [{"config": c, "seed": s} for c in settings["configs"] for s in settings["seeds"]]
+
+
+def _scorer_run(settings: dict, unit: dict) -> list[dict]:
+    """One scorer (or no attention) in chapter 06's translator: BLEU/exact/alignment by bucket, and the watched curve."""
+    from helpers.experiments import train_one
+    from helpers.toylang import TEST_BUCKETS, bucket_name, load_split
+
+    name = unit["config"]
+    kwargs = dict(kind="none", **settings["model"]) if name == "no attention" else \
+        dict(kind="attention", scorer=name, **settings["model"])
+    buckets = {bucket_name(lo, hi): load_split(f"test_{bucket_name(lo, hi)}")[:settings["eval_per_bucket"]]
+               for lo, hi in TEST_BUCKETS}
+    return train_one(name, kwargs, load_split("train"), buckets, settings["steps"], unit["seed"],
+                     batch_size=settings["batch"], lr=settings["lr"],
+                     watch=load_split(settings["watch"])[:settings["watch_n"]], every=settings["every"],
+                     threshold=settings["threshold"])
+
+
+register(Recipe(
+    "scorers", "06", "every scorer in chapter 06's translator over seeds: BLEU by bucket and when alignment jumps",
+    settings=dict(model=dict(emb=32, hidden=64, attn_hidden=64), steps=400, batch=32, lr=1e-2, eval_per_bucket=100,
+                  watch="valid", watch_n=100, every=20, threshold=50.0,
+                  configs=["no attention", *_registered_scorers()], seeds=[0, 1, 2, 3, 4]),
+    units=_scorer_units, run=_scorer_run, timing=("cpu_seconds",)))
+
+
+def _dropout_run(settings: dict, unit: dict) -> list[dict]:
+    """One dropout placement and rate in chapter 06's small, overfitting additive translator: BLEU on valid and train."""
+    from helpers.experiments import train_one
+    from helpers.toylang import load_split
+
+    short = settings["max_len"]
+    train = [p for p in load_split("train") if len(p[0]) <= short][:settings["train"]]
+    eval_sets = {"valid": [p for p in load_split("valid") if len(p[0]) <= short], "train": train[:settings["train_eval"]]}
+    kwargs = dict(kind="attention", scorer="additive", **settings["model"], **settings["configs"][unit["config"]])
+    return train_one(unit["config"], kwargs, train, eval_sets, settings["steps"], unit["seed"],
+                     batch_size=settings["batch"], lr=settings["lr"])
+
+
+register(Recipe(
+    "dropout", "06", "where dropout goes (weights or context vector) and at what rate, against no dropout, over seeds",
+    settings=dict(model=dict(emb=32, hidden=48, attn_hidden=48), train=500, max_len=12, train_eval=100, steps=200,
+                  batch=32, lr=2e-2, seeds=list(range(8)),
+                  configs={"no dropout": {}, "weights 0.1": {"attn_dropout": 0.1}, "context 0.1": {"context_dropout": 0.1},
+                           "weights 0.3": {"attn_dropout": 0.3}, "context 0.3": {"context_dropout": 0.3}}),
+    units=_scorer_units, run=_dropout_run, timing=("cpu_seconds",)))
+
+
 def command_line(argv: Sequence[str] | None = None) -> int:
     """Command line: `python -m helpers.evidence build [NAME ...] [--jobs N]`, or `list`."""
     parser = argparse.ArgumentParser(prog="python -m helpers.evidence", description=__doc__.split("\n")[0])

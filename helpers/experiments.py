@@ -21,7 +21,7 @@ from helpers.cost import count_parameters, time_call
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
 from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
-__all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
+__all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
            "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows", "budget_curve"]
@@ -64,9 +64,6 @@ def run_experiment(configs: dict, train_pairs: Sequence, eval_sets: dict, steps:
     """
     from tqdm.auto import tqdm
 
-    from helpers.seq2seq import make_model
-    from helpers.training import evaluate, train
-
     seeds = list(seeds)
     if not configs or not seeds or not eval_sets:
         raise ValueError("need at least one config, one seed and one evaluation set")
@@ -75,16 +72,55 @@ def run_experiment(configs: dict, train_pairs: Sequence, eval_sets: dict, steps:
     for name, kwargs in configs.items():
         for seed in seeds:
             bar.set_postfix_str(f"{name}, seed {seed}")
-            model = make_model(**kwargs, seed=seed)
-            log = train(model, train_pairs, steps, batch_size=batch_size, lr=lr, seed=seed, progress=False)
-            first, last = log.losses[:20], log.losses[-20:]
-            for set_name, pairs in eval_sets.items():
-                result = evaluate(model, pairs)
-                rows.append(dict(config=name, seed=seed, set=set_name, bleu=result["bleu"], exact=result["exact"],
-                                 align=result.get("align"), n=result["n"], loss_start=sum(first) / len(first),
-                                 loss_end=sum(last) / len(last), cpu_seconds=log.cpu_seconds))
+            rows += train_one(name, kwargs, train_pairs, eval_sets, steps, seed, batch_size=batch_size, lr=lr)
             bar.update(1)
     bar.close()
+    return rows
+
+
+def first_crossing(steps: Sequence[int], values: Sequence[float], threshold: float) -> int | None:
+    """The first of `steps` whose value reaches `threshold` (None if none does): when a run crosses a jump."""
+    if len(steps) != len(values):
+        raise ValueError(f"got {len(steps)} steps and {len(values)} values; expected one value per step")
+    return next((int(s) for s, v in zip(steps, values, strict=True) if v >= threshold), None)
+
+
+def train_one(name: str, kwargs: dict, train_pairs: Sequence, eval_sets: dict, steps: int, seed: int,
+              batch_size: int = 32, lr: float = 1e-2, watch: Sequence | None = None, every: int = 20,
+              threshold: float = 50.0) -> list[dict]:
+    """One run of run_experiment: make_model(**kwargs, seed), train, evaluate on every set: one row per set.
+
+    watch: (src, tgt, align) pairs on which an attention model's `attention_statistics` are measured every
+    `every` steps during training (0 and `steps` included); they add one row with set="training": the
+    checkpoint `steps`, the series `align_curve`, `max_weight_curve`, `entropy_curve`, `score_std_curve` (one value
+    per checkpoint) and `crossing`, the first checkpoint whose alignment reaches `threshold` (%), or None.
+    """
+    from helpers.seq2seq import make_model
+    from helpers.training import attention_statistics, evaluate, train
+
+    model = make_model(**kwargs, seed=seed)
+    series: dict[str, list] = {}
+
+    def record(step, model):
+        series.setdefault("steps", []).append(step)
+        for key, value in attention_statistics(model, watch).items():
+            series.setdefault(f"{key}_curve", []).append(value)
+
+    watching = watch is not None and model.has_attention
+    log = train(model, train_pairs, steps, batch_size=batch_size, lr=lr, seed=seed, progress=False,
+                callback=record if watching else None,
+                callback_steps=sorted({*range(0, steps, every), steps}) if watching else ())
+    first, last = log.losses[:20], log.losses[-20:]
+    common = dict(config=name, seed=seed, loss_start=sum(first) / len(first), loss_end=sum(last) / len(last),
+                  cpu_seconds=log.cpu_seconds)
+    rows = []
+    for set_name, pairs in eval_sets.items():
+        result = evaluate(model, pairs)
+        rows.append(dict(common, set=set_name, bleu=result["bleu"], exact=result["exact"],
+                         align=result.get("align"), n=result["n"]))
+    if watching:
+        rows.append(dict(common, set="training", **series, threshold=threshold,
+                         crossing=first_crossing(series["steps"], series["align_curve"], threshold)))
     return rows
 
 

@@ -396,7 +396,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch06.counts_only": (
         "that counts only {counted}; the score also uses {missing}",
         "这只数了 {counted}；打分还用到了 {missing}"),
-    "ch06.no_bias": ("the course's layers have no bias; count only the weights", "本课程的这些层没有偏置；只数权重"),
+    "ch06.no_bias": (
+        "that is {extra} more than the weights: the course's layers have no bias (count_parameters counts none); "
+        "count only the weights",
+        "比权重多了 {extra} 个：本课程的这些层没有偏置（count_parameters 一个也不数）；只数权重"),
+    "ch06.v_is_not_a_bias": (
+        "that leaves out v: the + h in h·(d_q + d_k) + h is v's {h} numbers, not a bias",
+        "这漏掉了 v：h·(d_q + d_k) + h 里的 + h 是 v 的 {h} 个数，不是偏置"),
     "ch06.count_everything": (
         "count every matrix and vector of the score's formula at this size",
         "在这个尺寸下，把打分公式里每个矩阵和向量都数进去"),

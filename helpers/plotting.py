@@ -304,9 +304,10 @@ def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=
 
 
 def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", ax=None, title: str = "",
-                     xlabel: str = "variant", ylabel: str = "BLEU (0-100)"):
-    """For each config on one set of a tidy table (helpers.experiments): one dot per seed, the mean ± 1 std."""
-    from helpers.experiments import ordered, summarize
+                     xlabel: str = "variant", ylabel: str = "BLEU (0-100)", level: float | None = None):
+    """For each config on one set of a tidy table (helpers.experiments): one dot per seed, and the mean ± 1 std,
+    or with `level` (0.95) the mean with its t-interval over seeds (mean ± t · sd / √n)."""
+    from helpers.experiments import ordered, summarize, t_quantile
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
@@ -320,9 +321,14 @@ def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", a
                if r["config"] == c and r["seed"] == seed]
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=28, alpha=0.7, label=f"seed {seed}")
     means = [stats[(c,)]["mean"] for c in configs]
-    stds = [stats[(c,)]["std"] for c in configs]
-    ax.errorbar(range(len(configs)), means, yerr=stds, fmt="_", color="black", markersize=28, capsize=6,
-                elinewidth=1.5, label="mean ± 1 std")
+    if level is None:
+        spread, label = [stats[(c,)]["std"] for c in configs], "mean ± 1 std"
+    else:
+        spread = [t_quantile((1 + level) / 2, stats[(c,)]["n"] - 1) * stats[(c,)]["std"] / stats[(c,)]["n"] ** 0.5
+                  for c in configs]
+        label = f"mean, {level:.0%} t-interval"
+    ax.errorbar(range(len(configs)), means, yerr=spread, fmt="_", color="black", markersize=28, capsize=6,
+                elinewidth=1.5, label=label)
     ax.set_xticks(range(len(configs)), configs)
     ax.set(title=title or f"{value} on {set_name}, one dot per seed", xlabel=xlabel, ylabel=ylabel)
     ax.set_xlim(-0.5, len(configs) - 0.5)

@@ -1,6 +1,7 @@
 """Train a translator on a step budget and evaluate it by source-length bucket."""
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -309,3 +310,50 @@ def count_forward_calls(module: torch.nn.Module, fn) -> int:
     finally:
         handle.remove()
     return len(calls)
+
+
+# ---------------------------------------------------------------- chapter 06: how peaked the attention is
+__all__ += ["attention_statistics"]
+
+
+@torch.no_grad()
+def attention_statistics(model: Seq2Seq, pairs: Sequence, batch_size: int = 100) -> dict[str, float]:
+    """Teacher-forced attention on (src, tgt, align) pairs: {"align": % (alignment_accuracy), "max_weight": mean
+    largest weight of a row (0-1), "entropy": mean row entropy as a share of log(n_src) (0 = one key, 1 = uniform),
+    "score_std": standard deviation of the raw scores over every real (target word, source word) pair}.
+
+    The raw scores are caught on their way into the softmax (a forward hook on the decoder's scorer calls its
+    `score`), so they are the scorer's own numbers: unscaled dot products for "dot", divided by √d_k for
+    "scaled_dot". Chapter 04: large scores make softmax saturate (max weight near 1, entropy near 0).
+    """
+    if not model.has_attention:
+        raise ValueError("this model has no attention (kind='none'), so it has no attention weights")
+    scorer = model.decoder.scorer
+    caught: list[torch.Tensor] = []
+
+    def catch(module, args, kwargs, output):
+        query, keys = args[0], args[1]
+        caught.append(module.score(query, keys) if kwargs.get("prepared") is None
+                      else module.score_prepared(query, kwargs["prepared"]))
+
+    was_training = model.training
+    model.eval()
+    handle = scorer.register_forward_hook(catch, with_kwargs=True)
+    weights, scores = [], []
+    try:
+        for k in range(0, len(pairs), batch_size):
+            chunk = pairs[k:k + batch_size]
+            caught.clear()
+            _, w = model(make_batch([tuple(p) for p in chunk], model.src_vocab, model.tgt_vocab))
+            s = torch.cat(caught, dim=1)                                      # (B, T, S), one call or one per step
+            for b, p in enumerate(chunk):
+                weights.append(w[b, : len(p[1]), : len(p[0])])
+                scores.append(s[b, : len(p[1]), : len(p[0])].reshape(-1))
+    finally:
+        handle.remove()
+        model.train(was_training)
+    peak = torch.cat([w.max(-1).values for w in weights])
+    ent = torch.cat([-(w * torch.log(w.clamp_min(1e-12))).sum(-1) / math.log(max(w.shape[-1], 2)) for w in weights])
+    gold = [p[2] for p in pairs]
+    return {"align": alignment_accuracy(weights, gold), "max_weight": float(peak.mean()),
+            "entropy": float(ent.mean()), "score_std": float(torch.cat(scores).std())}

@@ -18,8 +18,9 @@ _SESSION = Path(tempfile.mkdtemp(prefix="classroom-tests-"))
 atexit.register(shutil.rmtree, _SESSION, True)
 _BUILT: dict[str, Path] = {}
 # CI budget for decoder_attention's training test (assignments/README.md): 20 steps and no BLEU threshold, so the
-# test still trains and decodes the student's decoder (a crash fails it) within the time budget of the test suite.
-CI_BUDGET = {"GRADING_A3_STEPS": "20", "GRADING_A3_MIN_BLEU": "0"}
+# test still trains the student's decoder and decodes 8 sentences outside (a crash fails it) within the time
+# budget of the test suite.
+CI_BUDGET = {"GRADING_A3_STEPS": "20", "GRADING_A3_MIN_BLEU": "0", "GRADING_A3_SENTENCES": "8"}
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **CI_BUDGET}
 
 
@@ -34,12 +35,16 @@ def run_module(module: str, *args, check: bool = True, env: dict | None = None) 
 
 
 def built(name: str) -> Path:
-    """The build folder of one assignment. otter's own run of the solutions is skipped (--no-run-tests) to save a
-    kernel start: every grading test grades the solutions notebook and asserts full marks instead."""
+    """The build folder of one assignment. The first call builds every assignment in one process (one import of
+    otter). otter's own run of the solutions is skipped (--no-run-tests) to save a kernel start: every grading test
+    grades the solutions notebook and asserts full marks instead."""
     if name not in _BUILT:
-        log = run_module("build", name, "--out", _SESSION / "dist", "--no-run-tests").stdout
-        assert "hand out" in log, log
-        _BUILT[name] = _SESSION / "dist" / name
+        from assignments.build import masters
+
+        names = [n for n in masters() if n not in _BUILT]
+        log = run_module("build", *names, "--out", _SESSION / "dist", "--no-run-tests").stdout
+        assert log.count("hand out") == len(names), log
+        _BUILT.update({n: _SESSION / "dist" / n for n in names})
     return _BUILT[name]
 
 

@@ -48,19 +48,19 @@ CASES = {
     },
     "decoder_attention": {  # graded with the CI budget of tests/_classroom.py: the training test only runs
         "solution": ((), {"q1": 2, "q2": 4, "q3": 2}),
-        # tanh after v (all of q1); no mask in Bahdanau's step (its public step test and the padded-batch test);
-        # Luong's step attends with s_prev (all of q3)
+        # tanh after v (all of q1); no mask in Bahdanau's step (its public step test and the padded-batch test;
+        # it still runs and trains in the translator); Luong's step attends with s_prev (all of q3)
         "mistakes": ((("features = torch.tanh((query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :])",
                        "features = (query @ W_q)[:, :, None, :] + (keys @ W_k)[:, None, :, :]"),
                       ("return features @ v", "return torch.tanh(features @ v)"),
                       ("enc_outputs, enc_outputs, mask=mask)  # query: s_{t-1}",
                        "enc_outputs, enc_outputs, mask=None)"),
                       ("self.scorer(s[:, None, :], enc_outputs", "self.scorer(s_prev[:, None, :], enc_outputs")),
-                     {"q1": 0, "q2": 4 / 3, "q3": 0}),
+                     {"q1": 0, "q2": 2, "q3": 0}),
         # the context never reaches Bahdanau's cell: the step and padded-batch checks fail, training still runs
         "no_context_in_cell": ((("s = self.cell(torch.cat([y_emb, context], dim=-1), s_prev)",
                                  "s = self.cell(torch.cat([y_emb, torch.zeros_like(context)], dim=-1), s_prev)"),),
-                               {"q1": 2, "q2": 4 / 3, "q3": 2}),
+                               {"q1": 2, "q2": 2, "q3": 2}),
     },
     "attention_by_hand": {
         "solution": ((), {"q1": 2, "q2": 3, "q3": 3, "q4": 5}),
@@ -323,14 +323,55 @@ def test_student_version_has_no_solutions_and_no_hidden_tests(name):
     assert "import otter" in code[0].source and nb.metadata["otter"]["assignment_name"] == name
 
 
+DRAWS = 5  # every case is judged on this many independent draws of the hidden inputs, in one sandbox run each
+_GRADED: dict[str, tuple] = {}
+
+
+def graded(name: str, tmp_path_factory) -> tuple:
+    """One grading run of every case of an assignment (shared by the tests below) -> (rows, report, table, folder)."""
+    if name not in _GRADED:
+        out = tmp_path_factory.mktemp(f"graded-{name}")
+        subs = out / "submissions"
+        subs.mkdir()
+        for sub, (replacements, _) in CASES[name].items():
+            nbformat.write(notebook(name, replacements), subs / f"{sub}.ipynb")
+        rows, report, table = grade(name, subs, out, "--jobs", "2", "--feedback", out / "feedback",
+                                    "--draws", str(DRAWS))
+        _GRADED[name] = rows, report, table, out
+    return _GRADED[name]
+
+
+@pytest.mark.parametrize("name", sorted(masters()))
+def test_the_checks_are_the_masters_tests(name):
+    """checks.py is the one home of grading; the master's tests are what students see. Every master test has a
+    check of the same name, public or hidden alike, and no check is extra: a question's points split the same way."""
+    from assignments import judge
+
+    nb = nbformat.read(masters()[name], as_version=4)
+    question, block, tests = None, None, set()
+    for cell in nb.cells:
+        head = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "raw" and head.startswith("# BEGIN QUESTION"):
+            question = re.search(r"name:\s*(\w+)", cell.source).group(1)
+        elif cell.cell_type == "raw" and head.startswith("# BEGIN"):
+            block = head.split()[2]
+        elif cell.cell_type == "raw" and head.startswith("# END"):
+            block = None
+        elif block == "TESTS":
+            fn = re.search(r"^def (test_\w+)\(", cell.source, re.M).group(1)
+            tests.add((question, fn, not head.lower().startswith("# hidden")))
+    plan = judge.Plan(0)
+    judge.load_checks(name).plan(plan)
+    checks = [(c.question, c.name, c.public) for c in plan.checks]
+    assert len(checks) == len(set(checks)), f"two checks of {name} share a name: {checks}"
+    assert set(checks) == tests, (f"{name}: master tests without a check: {sorted(tests - set(checks))}; "
+                                  f"checks without a master test: {sorted(set(checks) - tests)}")
+
+
 @SLOW
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_grading_gives_exactly_the_points_earned(name, tmp_path):
-    subs = tmp_path / "submissions"
-    subs.mkdir()
-    for sub, (replacements, _) in CASES[name].items():
-        nbformat.write(notebook(name, replacements), subs / f"{sub}.ipynb")
-    rows, report, table = grade(name, subs, tmp_path, "--jobs", "2", "--feedback", tmp_path / "feedback")
+def test_grading_gives_exactly_the_points_earned(name, tmp_path_factory):
+    rows, report, table, out = graded(name, tmp_path_factory)
     assert set(rows) == set(CASES[name])
     possible = {q["name"]: q["points"] for q in report["questions"] if not q["manual"]}
     for sub, (_, expected) in CASES[name].items():
@@ -345,10 +386,24 @@ def test_grading_gives_exactly_the_points_earned(name, tmp_path):
     assert re.search(rf"solution\s.*\s{got:g}/{total:g}\s+100\b", table), table
     hidden = secret_lines(ASSIGNMENTS / name / f"{name}.ipynb")["hidden_test"]
     for sub in CASES[name]:  # feedback is safe to send: no hidden-test source, no raw traceback
-        page = html.unescape((tmp_path / "feedback" / name / f"{sub}.html").read_text())
+        page = html.unescape((out / "feedback" / name / f"{sub}.html").read_text())
         assert not [line for line in hidden if line in page], f"{sub}: hidden-test source in the feedback"
         assert "Traceback" not in page and 'File "' not in page, f"{sub}: a raw traceback in the feedback"
     for sub, phrases in MESSAGES.get(name, {}).items():
-        page = (tmp_path / "feedback" / name / f"{sub}.html").read_text()
+        page = (out / "feedback" / name / f"{sub}.html").read_text()
         for phrase in phrases:
             assert phrase in page or phrase.replace("'", "&#x27;") in page, f"{sub}: {phrase!r} not in its feedback"
+
+
+@SLOW
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_points_do_not_depend_on_the_draw(name, tmp_path_factory):
+    """The hidden inputs are drawn afresh for every run: a size that lets a classic mistake pass by accident (one
+    layer, one head, no padding, equal axes) makes its points flaky. Every case, mistakes included, gets exactly
+    its points on each of DRAWS independent draws (judged from the same sandbox run)."""
+    rows, _, _, _ = graded(name, tmp_path_factory)
+    for sub, (_, expected) in CASES[name].items():
+        draws = rows[sub]["draws"]
+        assert len(draws) == DRAWS, (sub, draws)
+        for i, got in enumerate(draws):
+            assert got == pytest.approx(expected, abs=1e-9), f"{sub}, draw {i}: got {got}, expected {expected}"

@@ -12,7 +12,9 @@ def test_most_parameters_reads_the_registry(monkeypatch, capsys):
     from helpers import attention
     from helpers.exercises.scorers import _build
 
-    counts = {n: sum(p.numel() for p in _build(n, 64).parameters()) for n in attention.SCORERS}
+    from helpers.cost import count_parameters
+
+    counts = {n: count_parameters(_build(n, 64)) for n in attention.SCORERS}      # the chapter's count (cell 16)
     assert counts == {n: cls.expected_parameters(64, 64, 64) for n, cls in attention.SCORERS.items()}
     assert counts["additive"] == 64 * 128 + 64 == max(counts.values())   # the exercise's answer, by its formula
 
@@ -35,8 +37,11 @@ def test_most_parameters_reads_the_registry(monkeypatch, capsys):
 @pytest.mark.parametrize("scorer, count, words", [
     ("multiplicative", 4096, "another scorer has more"),
     ("dot", 0, "no parameters at all"),
-    ("additive", 2 * 64 * 64, "that counts only W_q, W_k; the score also uses v"),
-    ("additive", 64 * 128 + 64 + 128 + 1, "the course's layers have no bias"),
+    ("additive", 2 * 64 * 64, "that leaves out v: the + h in h·(d_q + d_k) + h is v's 64 numbers, not a bias"),
+    ("additive", 64 * 64 + 64, "that counts only W_q, v; the score also uses W_k"),
+    ("additive", 64 * 128 + 64 + 128 + 1, "129 more than the weights: the course's layers have no bias"),
+    ("additive", 64 * 128 + 64 + 64 + 1, "65 more than the weights"),     # the practitioner's W [h_t; h_s] and v
+    ("additive", 64 * 128 + 64 + 1, "1 more than the weights"),          # v's bias only (cell 25's module)
     ("additive", 4096, "that is the count of 'multiplicative'"),
     ("additive", 64 * 128 + 64 + 64 * 3, "count every matrix and vector"),
     ("additive", 8256.5, "expected a whole number"),

@@ -285,6 +285,62 @@ def test_step_time_by_length_reports_every_model_and_length():
     assert all(p.grad is None for m in models.values() for p in m.parameters())
 
 
+# ---------------------------------------------------------------- chapter 06: runs watched during training
+def test_first_crossing_is_the_first_step_at_or_over_the_threshold():
+    from helpers.experiments import first_crossing
+
+    assert first_crossing([0, 10, 20, 30], [5.0, 49.9, 50.0, 20.0], 50.0) == 20
+    assert first_crossing([0, 10], [5.0, 6.0], 50.0) is None
+    with pytest.raises(ValueError, match="one value per step"):
+        first_crossing([0, 10], [5.0], 50.0)
+
+
+def test_train_one_keeps_run_experiments_rows_and_adds_the_watched_curve(tiny_rows):
+    from helpers.experiments import first_crossing, train_one
+
+    rows, (configs, train_pairs, sets) = tiny_rows
+    watched = train_one("dot", configs["dot"], train_pairs, sets, 30, seed=1, batch_size=8, watch=sets["a"], every=10,
+                        threshold=30.0)
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "cpu_seconds"} for r in rs]  # noqa: E731
+    assert strip(watched[:2]) == strip([r for r in rows if r["config"] == "dot" and r["seed"] == 1])  # same run
+    curve = watched[2]
+    assert curve["set"] == "training" and curve["steps"] == [0, 10, 20, 30]
+    assert all(len(curve[k]) == 4 for k in ("align_curve", "max_weight_curve", "entropy_curve", "score_std_curve"))
+    assert curve["crossing"] == first_crossing(curve["steps"], curve["align_curve"], 30.0)
+    assert all(0 < w <= 1 for w in curve["max_weight_curve"]) and all(0 <= e <= 1 for e in curve["entropy_curve"])
+    none = train_one("none", configs["none"], train_pairs, sets, 30, seed=1, batch_size=8, watch=sets["a"])
+    assert [r["set"] for r in none] == ["a", "b"]                  # no attention, nothing to watch
+
+
+def test_attention_statistics_catch_the_scorers_own_scores():
+    from helpers.metrics import alignment_accuracy
+    from helpers.seq2seq import forced_attention, make_model
+    from helpers.training import attention_statistics
+
+    pairs = sample_pairs(6, 4, 9, seed=3)
+    dot = make_model(kind="attention", scorer="dot", **TINY, seed=0)
+    scaled = make_model(kind="attention", scorer="scaled_dot", **TINY, seed=0)   # the same weights: no parameters
+    a, b = attention_statistics(dot, pairs), attention_statistics(scaled, pairs)
+    assert a["score_std"] == pytest.approx(b["score_std"] * TINY["hidden"] ** 0.5, rel=1e-5)   # before the softmax
+    assert a["align"] == alignment_accuracy(forced_attention(dot, pairs), [p[2] for p in pairs])
+    dot.decoder.scorer.score = lambda q, k: torch.zeros(q.shape[0], q.shape[1], k.shape[1])    # uniform weights
+    flat = attention_statistics(dot, pairs)
+    rows = [(1.0 / len(p[0]), len(p[1])) for p in pairs]
+    assert flat["score_std"] == 0.0 and flat["entropy"] == pytest.approx(1.0)
+    assert flat["max_weight"] == pytest.approx(sum(w * n for w, n in rows) / sum(n for _, n in rows))
+    with pytest.raises(ValueError, match="no attention"):
+        attention_statistics(make_model(kind="none", **TINY, seed=0), pairs)
+
+
+def test_seed_points_can_show_the_t_interval_of_the_mean():
+    ax = plot_seed_points(ROWS, "valid", level=0.95)
+    assert ax.get_legend_handles_labels()[1][-1] == "mean, 95% t-interval"
+    values = [r["bleu"] for r in ROWS if r["config"] == "w" and r["set"] == "valid"]
+    half = t_quantile(0.975, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
+    segments = ax.collections[-1].get_segments()                  # the error bars, one per config
+    assert segments[0][1][1] - segments[0][0][1] == pytest.approx(2 * half)
+
+
 def test_budget_curve_groups_by_config_and_steps_with_a_t_interval():
     from helpers.experiments import budget_curve, t_quantile
 

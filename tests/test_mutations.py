@@ -86,6 +86,15 @@ def score_matrix_bytes(n, batch=1, heads=1, layers=1, bytes_per_entry=4):
 C.score_matrix_bytes = score_matrix_bytes
 '''
 
+T_FROM_THE_NORMAL = '''
+import scipy.stats
+import helpers.experiments as E
+def t_quantile(prob, df):
+    """Broken: the normal quantile instead of Student's t (too narrow an interval for a handful of seeds)."""
+    return float(scipy.stats.norm.ppf(prob))
+E.t_quantile = t_quantile
+'''
+
 KV_CACHE_NOT_APPENDED = '''
 import helpers.transformer as T
 _right = T.LayerCache.append
@@ -102,6 +111,7 @@ CASES = {
     "04 mask ignored": ("04_scaled_dot_product_softmax_masking.ipynb", MASK_IGNORED),
     "05 decoder step attends to padding": ("05_attention_translation.ipynb", DECODER_IGNORES_PADDING),
     "06 additive score without tanh": ("06_scoring_functions_and_dropout.ipynb", ADDITIVE_WITHOUT_TANH),
+    "06 intervals from the normal, not Student's t": ("06_scoring_functions_and_dropout.ipynb", T_FROM_THE_NORMAL),
     "07 heads split wrongly": ("07_self_attention_and_transformer.ipynb", HEADS_SPLIT_WRONG),
     "08 score matrices without heads": ("08_cost_of_attention.ipynb", MATRIX_BYTES_IGNORE_HEADS),
     "08 KV cache never appended": ("08_cost_of_attention.ipynb", KV_CACHE_NOT_APPENDED),

@@ -1,4 +1,5 @@
 """bottleneck_and_average: the grader's checks (teachers only; run outside the sandbox, see assignments/judge.py)."""
+import numpy as np
 import torch
 
 from assignments.judge import Raised, close, equal, failure, is_tensor, pair
@@ -34,14 +35,14 @@ def plan(p):
             return "the forward half should be the forward states at positions lengths-1"
         return None if equal(got[:, 3:], bwd[:, 0]) else \
             "the right-to-left GRU finishes at position 0 (it reads the sentence backwards): take backward_states[:, 0]"
-    p.check("q1", "the example", q1_example, public=True)
+    p.check("q1", "test_q1_example", q1_example, public=True)
     b, s, h = int(p.rng.integers(3, 7)), 7, int(p.rng.integers(2, 6))
     fwd, bwd = randn(p, b, s, h), randn(p, b, s, h)
     lengths = torch.from_numpy(p.rng.integers(1, s, size=b))  # all shorter than s: position -1 is padding
     lengths[0] = s
     c = p.call("summary_vector", fwd, bwd, lengths)
     expected = torch.cat([fwd[torch.arange(b), lengths - 1], bwd[:, 0]], dim=-1)
-    p.check("q1", "a random batch", lambda R, c=c, e=expected: None if equal(R[c], e) else "wrong")
+    p.check("q1", "test_q1_random", lambda R, c=c, e=expected: None if equal(R[c], e) else "wrong")
 
     # q2
     states = randn(p, 1, 3, 2).float()
@@ -63,14 +64,14 @@ def plan(p):
         if not isinstance(refusal, Raised) or refusal.kind != "ValueError":
             return "weights summing to 1.5 should raise a ValueError"
         return None if "1.5" in refusal.message else "the error should show the row sum 1.5"
-    p.check("q2", "the example and a refusal", q2_example, public=True)
-    b, s, d = (int(v) for v in p.rng.integers(3, 7, size=3))
+    p.check("q2", "test_q2_example_and_refusal", q2_example, public=True)
+    b, s, d = (int(v) for v in p.rng.choice(np.arange(3, 9), size=3, replace=False))  # distinct: no swapped axis
     states = randn(p, b, s, d)
     w = torch.softmax(randn(p, b, s), dim=-1)
     c1 = p.call("weighted_average", states, w)
     c2 = p.call("weighted_average", states[:1, :2].clone(), torch.tensor([[1.5, -0.5]], dtype=torch.float64))
     e = torch.einsum("bs,bsd->bd", w, states)
-    p.check("q2", "random weights, negative weights", lambda R, c1=c1, c2=c2, e=e:
+    p.check("q2", "test_q2_random_and_negative", lambda R, c1=c1, c2=c2, e=e:
             None if close(R[c1], e, 1e-10) and isinstance(R[c2], Raised) and R[c2].kind == "ValueError" else "wrong")
 
     # q3
@@ -95,12 +96,12 @@ def plan(p):
             return "each step's weights should be the softmax of its raw dot products with the states"
         return None if close(contexts, raw @ s) else \
             "the weights are right but the contexts are not each step's weighted average of the states"
-    p.check("q3", "the example", q3_example, public=True)
-    b, t, n, d = 3, int(p.rng.integers(2, 6)), 6, 4
+    p.check("q3", "test_q3_example", q3_example, public=True)
+    b, t, n, d = 3, int(p.rng.choice([2, 5])), 6, 4  # t ≠ b, n, d: no swapped axis has the right shape
     q, s = randn(p, b, t, d), randn(p, b, n, d)
     lengths = torch.tensor([6, 1, int(p.rng.integers(2, 6))])
     mask = (torch.arange(n)[None, :] < lengths[:, None])[:, None, :]
     c = p.call("contexts_for_every_step", q, s, mask)
     ref = torch.softmax((q @ s.transpose(1, 2)).masked_fill(~mask, float("-inf")), dim=-1)
-    p.check("q3", "random inputs with padding", lambda R, c=c, ref=ref, s=s: None if pair(R[c]) and
+    p.check("q3", "test_q3_random", lambda R, c=c, ref=ref, s=s: None if pair(R[c]) and
             close(R[c][1], ref, 1e-10) and close(R[c][0], ref @ s, 1e-10) else "wrong")

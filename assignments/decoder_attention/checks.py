@@ -2,10 +2,11 @@
 
 The decoders' step checks send the weights (a state dict of plain arrays) into the sandbox, where the submission's
 class is built and loaded with them; the expected outputs are computed here with the same weights. The training
-check asks the sandbox to train the course's translator with the submission's BahdanauDecoder and to return the
-trained weights as arrays; here they are loaded (strictly) into the course's own Bahdanau architecture, which
-translates sentences drawn afresh from the task's generator (never seen in the sandbox); the BLEU is computed here.
-Budget and threshold: GRADING_A3_STEPS (default 300 steps), GRADING_A3_MIN_BLEU (default 70), GRADING_A3_SEED.
+check asks the sandbox to train a small version of the course's translator with the submission's BahdanauDecoder
+on short sentences and to return the trained weights as arrays; here they are loaded (strictly) into the course's
+own Bahdanau architecture, which translates longer sentences drawn afresh from the task's generator (never seen in
+the sandbox); the BLEU is computed here. Budget and threshold below (GRADING_A3_STEPS, GRADING_A3_MIN_BLEU,
+GRADING_A3_SEED, GRADING_A3_SENTENCES); `python -m assignments.calibrate_a3` measures their margins.
 """
 import os
 
@@ -20,9 +21,16 @@ RULES = {
     "q2": {"defines": ["BahdanauDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
     "q3": {"defines": ["LuongDecoder"], "banned": ["kw:wiring", "WIRINGS", "bahdanau", "luong"]},
 }
+# The training check (calibrated by `python -m assignments.calibrate_a3`; assignments/README.md): a small translator
+# trained briefly on sentences of at most 20 words, then judged on fresh sentences of 21-30 words, longer than any
+# it trained on, which a decoder whose attention does not work cannot translate. Small and brief so that 30
+# submissions grade within 5 minutes on 2 cores.
 STEPS = int(os.environ.get("GRADING_A3_STEPS", "300"))
-MIN_BLEU = float(os.environ.get("GRADING_A3_MIN_BLEU", "70"))
+MIN_BLEU = float(os.environ.get("GRADING_A3_MIN_BLEU", "35"))
 SEED = int(os.environ.get("GRADING_A3_SEED", "0"))
+MODEL = {"emb": 32, "hidden": 64, "attn_hidden": 32}   # make_model's sizes, inside the sandbox and outside
+BATCH, LR, MAX_TRAIN_LEN, TEST_LENGTHS = 64, 0.01, 20, (21, 30)
+SENTENCES = int(os.environ.get("GRADING_A3_SENTENCES", "60"))  # fresh long sentences translated outside
 
 
 class Parts(nn.Module):
@@ -82,7 +90,7 @@ def plan(p):
         if close(got, torch.tanh(pre @ v)):
             return "the tanh comes before the product with v, not after"
         return None if close(got, torch.tanh(pre) @ v) else "the scores differ from the course's AdditiveAttention"
-    p.check("q1", "against the course's scorer", q1_example, public=True)
+    p.check("q1", "test_q1_matches_the_course_scorer", q1_example, public=True)
     b, t, dq, dk, h = (int(x) for x in p.rng.integers(2, 9, size=5))
     s = t + int(p.rng.integers(1, 4))  # n_q ≠ n_k, so swapped query and key axes cannot pass
     q, k = randn(p, b, t, dq, dtype=torch.float64), randn(p, b, s, dk, dtype=torch.float64)
@@ -90,7 +98,7 @@ def plan(p):
                    randn(p, h, dtype=torch.float64))
     c = p.call("additive_scores", q, k, W_q, W_k, v)
     expected = torch.tanh((q @ W_q)[:, :, None] + (k @ W_k)[:, None]) @ v
-    p.check("q1", "other sizes", lambda R, c=c, e=expected: None if close(R[c], e, 1e-10) else "wrong")
+    p.check("q1", "test_q1_other_sizes", lambda R, c=c, e=expected: None if close(R[c], e, 1e-10) else "wrong")
 
     # q2: Bahdanau's step on the example sizes, then a padded batch in float64 through forward, then training
     torch.manual_seed(int(p.rng.integers(1 << 30)))
@@ -122,7 +130,7 @@ def plan(p):
                     "into the cell's input, after the embedding")
         return None if close(logits, e[0]) else \
             "the logits are not self.output(tanh(self.pre_output([s_t; context; y_emb])))"
-    p.check("q2", "one step's wiring", q2_step, public=True)
+    p.check("q2", "test_q2_step_wiring", q2_step, public=True)
 
     torch.manual_seed(int(p.rng.integers(1 << 30)))
     ref = Parts(9, 5, 7, 6, 4, 5 + 6).double()
@@ -145,10 +153,23 @@ def plan(p):
     enc = {"outputs": enc_out, "mask": pad, "summary": summary}
     c = p.method("BahdanauDecoder", (9, 5, 7, 6), {"attn_hidden": 4}, ref.state_dict(), "forward",
                     tgt, enc, state0, double=True)
-    p.check("q2", "forward over a padded batch", lambda R, c=c, e=expected: None if step_matches(R[c], e, 1e-6)
+    p.check("q2", "test_q2_forward_over_a_padded_batch", lambda R, c=c, e=expected: None if step_matches(R[c], e, 1e-6)
             else "wrong")
 
-    c = p.train("BahdanauDecoder", STEPS, SEED)
+    c = p.train("BahdanauDecoder", STEPS, SEED, model=MODEL, batch_size=BATCH, lr=LR, max_len=MAX_TRAIN_LEN)
+
+    def q2_runs(R, c=c):
+        state = R[c]
+        if not isinstance(state, dict):
+            return failure(state, "BahdanauDecoder") or "the course's training loop could not train your decoder"
+        trained = fitted(state)
+        initial = course_translator(SEED).encoder.state_dict()
+        if not all(bool(torch.isfinite(v).all()) for v in trained.values()):
+            return "training your decoder in the course's translator gave weights that are not finite"
+        if all(torch.equal(trained[f"encoder.{k}"], v) for k, v in initial.items()):
+            return "the course's training loop did not change the translator's weights: does the loss reach your step?"
+        return None
+    p.check("q2", "test_q2_runs_in_the_translator", q2_runs, public=True)
     sentences = p.rng.integers(1 << 30)
 
     def q2_trains(R, c=c, sentences=int(sentences)):
@@ -156,8 +177,9 @@ def plan(p):
         if not isinstance(state, dict):
             return failure(state, "BahdanauDecoder") or "training did not return the weights"
         bleu = translation_bleu(state, sentences)
-        return None if bleu >= MIN_BLEU else f"BLEU {bleu:.1f} after {STEPS} steps (at least {MIN_BLEU:g} needed)"
-    p.check("q2", "trains and translates long sentences", q2_trains)
+        return None if bleu >= MIN_BLEU else \
+            f"BLEU {bleu:.1f} on longer sentences than it trained on, after {STEPS} steps ({MIN_BLEU:g} needed)"
+    p.check("q2", "test_q2_learns_long_sentences", q2_trains)
 
     # q3: Luong's step
     for i, (b, s_len, dtype, atol) in enumerate([(2, 3, torch.float32, 1e-5), (4, 6, torch.float64, 1e-10)]):
@@ -165,7 +187,7 @@ def plan(p):
         vocab, emb, hidden, ctx, ah = (11, 5, 7, 9, 4) if i == 0 else (6, 4, 3, 5, 2)
         ref = Parts(vocab, emb, hidden, ctx, ah, emb, embedding=False)
         y, s_prev, enc_out = randn(p, b, emb), randn(p, b, hidden), randn(p, b, s_len, ctx)
-        lengths = torch.from_numpy(p.rng.integers(1, s_len + 1, size=b))
+        lengths = torch.from_numpy(p.rng.integers(1, s_len, size=b))  # some padding in every draw
         lengths[0] = s_len
         mask = (torch.arange(s_len)[None, :] < lengths[:, None])[:, None, :]
         state = ref.state_dict()
@@ -187,21 +209,35 @@ def plan(p):
             if close(got[2], prev_w, atol):
                 return "you attended with s_prev: Luong's query is the current state s_t (run the cell first)"
             return None if step_matches(got, e, atol) else "the weights or the logits differ from Luong's wiring"
-        p.check("q3", "one step's wiring" if i == 0 else "a padded batch, other sizes", q3_step, public=i == 0)
+        p.check("q3", "test_q3_step_wiring" if i == 0 else "test_q3_other_sizes", q3_step, public=i == 0)
 
 
-def translation_bleu(state: dict, seed: int, n: int = 60) -> float:
-    """Load the returned weights into the course's Bahdanau translator (strictly) and score fresh long sentences."""
+def course_translator(seed: int = 0):
+    """The course's own Bahdanau translator at the training check's sizes (`MODEL`)."""
+    from helpers.seq2seq import make_model
+
+    return make_model(seed=seed, wiring="bahdanau", **MODEL)
+
+
+def fitted(state: dict) -> dict:
+    """The returned weights as the course's translator's state dict (names and shapes checked); raises ValueError."""
+    expected = course_translator().state_dict()
+    tensors = {k: v for k, v in state.items() if is_tensor(v)}
+    if set(tensors) != set(expected) or any(tuple(v.shape) != tuple(expected[k].shape) for k, v in tensors.items()):
+        raise ValueError("the returned weights do not fit the course's translator")
+    return {k: v.to(expected[k].dtype) for k, v in tensors.items()}
+
+
+def translation_bleu(state: dict, seed: int, n: int = SENTENCES) -> float:
+    """Load the returned weights into the course's Bahdanau translator (strictly) and score `n` fresh sentences of
+    `TEST_LENGTHS` words, drawn from `seed` (never seen in the sandbox)."""
     from helpers.metrics import corpus_bleu
-    from helpers.seq2seq import greedy_translate, make_model
+    from helpers.seq2seq import greedy_translate
     from helpers.toylang import sample_pairs
 
-    model = make_model(seed=0, wiring="bahdanau")
-    tensors = {k: v for k, v in state.items() if is_tensor(v)}
-    if set(tensors) != set(model.state_dict()):
-        raise ValueError("the returned weights do not fit the course's translator")
-    model.load_state_dict({k: v.to(model.state_dict()[k].dtype) for k, v in tensors.items()}, strict=True)
+    model = course_translator()
+    model.load_state_dict(fitted(state), strict=True)
     model.eval()
-    pairs = sample_pairs(n, min_len=31, max_len=50, seed=seed)
+    pairs = sample_pairs(n, min_len=TEST_LENGTHS[0], max_len=TEST_LENGTHS[1], seed=seed)
     hyps, _ = greedy_translate(model, [pair[0] for pair in pairs])
     return corpus_bleu(hyps, [pair[1] for pair in pairs])

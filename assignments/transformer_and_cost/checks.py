@@ -46,22 +46,22 @@ def plan(p):
                     "to (batch, n, n_heads, d_head) first, then swap the token and head axes")
         return None if equal(got, torch.stack([X[:, :, :4], X[:, :, 4:]], dim=1)) else \
             "head 1 of token 0 should be columns 4..7 of token 0"
-    p.check("q1", "split_heads on the example", q1_split, public=True)
+    p.check("q1", "test_q1_split_example", q1_split, public=True)
     H = X.reshape(1, 3, 2, 4).transpose(1, 2)
     c = p.call("merge_heads", H)
-    p.check("q1", "merge_heads on the example", lambda R, c=c, X=X, H=H: failure(R[c], "merge_heads") or (
+    p.check("q1", "test_q1_merge_example", lambda R, c=c, X=X, H=H: failure(R[c], "merge_heads") or (
         "you reshaped without moving the head axis back behind the token axis: transpose first, then reshape"
         if equal(R[c], H.reshape(1, 3, 8)) else None if equal(R[c], X) else
         "merge_heads(split_heads(X)) should give X back, token by token"), public=True)
     cases = []
     for heads in (int(p.rng.integers(2, 5)), 1):
         # n >= 2: with one token (or one head) a reshape without the transpose is right by accident
-        batch, n, d_head = int(p.rng.integers(1, 4)), int(p.rng.integers(2, 8)), int(p.rng.integers(2, 6))
+        batch, n, d_head = int(p.rng.integers(2, 4)), int(p.rng.integers(2, 8)), int(p.rng.integers(2, 6))
         X = randn(p, batch, n, heads * d_head).float()
         ref = X.reshape(batch, n, heads, d_head).transpose(1, 2)
         cases.append((p.call("split_heads", X, heads), p.call("merge_heads", ref), X, ref))
     bad = p.call("split_heads", torch.zeros(1, 2, 10), 4)
-    p.check("q1", "other sizes, a size that does not divide", lambda R, cases=cases, bad=bad: None if all(
+    p.check("q1", "test_q1_other_sizes_and_bad_sizes", lambda R, cases=cases, bad=bad: None if all(
         equal(R[s], ref) and equal(R[m], X) for s, m, X, ref in cases) and isinstance(R[bad], Raised)
         and R[bad].kind == "ValueError" and "10" in R[bad].message and "4" in R[bad].message else "wrong")
 
@@ -85,22 +85,23 @@ def plan(p):
             return "the weights differ from torch.nn.MultiheadAttention with the same projections"
         return None if close(output, ref_out) else \
             "the weights are right but the output is not: weights @ V per head, merge the heads, then @ W_o"
-    p.check("q2", "against torch.nn.MultiheadAttention", q2_example, public=True)
+    p.check("q2", "test_q2_matches_torch", q2_example, public=True)
     calls = []
-    for b, n, d, h in [(int(p.rng.integers(1, 4)), int(p.rng.integers(3, 7)), 12, 3), (1, 4, 16, 4)]:
+    for b, n, d, h in [(int(p.rng.integers(2, 4)), int(p.rng.integers(3, 7)), 12, 3), (1, 4, 16, 4)]:
         X = randn(p, b, n, d)
         W = [randn(p, d, d) / d ** 0.5 for _ in range(4)]
         causal = torch.ones(n, n, dtype=torch.bool).tril().expand(b, n, n).contiguous()
         for mask in (None, causal):
             calls.append((p.call("multi_head_attention", X, *W, h, mask, patch=REFS), reference(X, *W, h, mask)))
-    p.check("q2", "other sizes, causal masks", lambda R, calls=calls: None if all(
+    p.check("q2", "test_q2_masks_and_sizes", lambda R, calls=calls: None if all(
         pair(R[c]) and close(R[c][0], r[0], 1e-10) and close(R[c][1], r[1], 1e-10) for c, r in calls) else "wrong")
     X = randn(p, 2, 5, 8).float()
     W = [(randn(p, 8, 8) / 8 ** 0.5).float() for _ in range(4)]
     keep = int(p.rng.integers(2, 5))
     mask = torch.tensor([[[j < keep for j in range(5)]], [[True] * 5]])
     c = p.call("multi_head_attention", X, *W, 2, mask, patch=REFS)
-    p.check("q2", "a padding mask", lambda R, c=c, keep=keep: None if pair(R[c]) and is_tensor(R[c][1], (2, 2, 5, 5))
+    p.check("q2", "test_q2_padding_mask", lambda R, c=c, keep=keep: None if pair(R[c])
+            and is_tensor(R[c][1], (2, 2, 5, 5))
             and bool((R[c][1][0, :, :, keep:] == 0).all()) and bool(torch.isfinite(R[c][1]).all())
             and close(R[c][1].sum(-1), torch.ones(2, 2, 5)) else "wrong")
 
@@ -123,17 +124,19 @@ def plan(p):
         if equal(got, torch.stack([causal.T, causal.T]) & expected.any(1, keepdim=True)):
             return "query i may see keys j <= i (on and below the diagonal), not j >= i"
         return None if equal(got, expected) else "the example mask is wrong"
-    p.check("q3", "the example", q3_example, public=True)
+    p.check("q3", "test_q3_example", q3_example, public=True)
     n = int(p.rng.integers(4, 8))
     lengths = torch.from_numpy(p.rng.integers(1, n, size=5))  # some padding in every draw
     lengths[0] = n
     c = p.call("causal_padding_mask", lengths, n)
     i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
-    p.check("q3", "random lengths", lambda R, c=c, e=(j <= i)[None] & (j[None] < lengths[:, None, None]):
+    p.check("q3", "test_q3_random_lengths", lambda R, c=c, e=(j <= i)[None] & (j[None] < lengths[:, None, None]):
             None if equal(R[c], e) else "wrong")
 
     # q4
-    b, nq, nk, hid, n, heads, layers = (int(v) for v in p.rng.integers(2, 12, size=7))
+    # ≥ 3 and n_q ≠ n_k: n_q·n_q or n_q + n_k for n_q·n_k cannot pass (at 2 and 2, 2 + 2 = 2·2)
+    b, nq, hid, n, heads, layers = (int(v) for v in p.rng.integers(3, 12, size=6))
+    nk = nq + int(p.rng.integers(1, 5))
     c1 = p.call("additive_scores_bytes", b, nq, nk, hid)
     c2 = p.call("transformer_scores_bytes", b, n, heads, layers)
 
@@ -149,15 +152,17 @@ def plan(p):
             return "every layer keeps its own score matrices: multiply by layers"
         return None if type(t) in (int, float) and t == b * heads * n * n * layers * 4 else \
             "the Transformer keeps layers · batch · heads · n · n float32 scores of 4 bytes each"
-    p.check("q4", "the formulas", q4_formulas, public=True)
-    b, nq, nk, hid = (int(v) for v in p.rng.integers(2, 20, size=4))
-    heads, layers = int(p.rng.integers(1, 9)), int(p.rng.integers(2, 9))  # layers ≥ 2, or forgetting them goes unseen
+    p.check("q4", "test_q4_formulas", q4_formulas, public=True)
+    b, nq, hid = (int(v) for v in p.rng.integers(3, 20, size=3))
+    nk = nq + int(p.rng.integers(1, 5))  # n_q ≠ n_k
+    heads, layers = (int(v) for v in p.rng.integers(2, 9, size=2))  # ≥ 2, or forgetting heads or layers goes unseen
     c1 = p.call("additive_scores_bytes", b, nq, nk, hid, bytes_per_value=2)
     c2 = p.call("transformer_scores_bytes", b, nq, heads, layers, bytes_per_value=8)
-    p.check("q4", "other sizes", lambda R, c1=c1, c2=c2, e1=b * nq * nk * hid * 2, e2=b * nq * nq * heads * layers * 8:
+    e1, e2 = b * nq * nk * hid * 2, b * nq * nq * heads * layers * 8
+    p.check("q4", "test_q4_other_sizes", lambda R, c1=c1, c2=c2, e1=e1, e2=e2:
             None if type(R[c1]) in (int, float) and R[c1] == e1 and type(R[c2]) in (int, float) and R[c2] == e2
             else "wrong")
     c1, c2 = p.value("case_gib"), p.value("case_fits")
     expected_gib = 16 * 3000 * 3000 * 256 * 4 / 2 ** 30
-    p.check("q4", "the 3,000-word case", lambda R, c1=c1, c2=c2: None if type(R[c1]) in (int, float)
+    p.check("q4", "test_q4_the_case", lambda R, c1=c1, c2=c2: None if type(R[c1]) in (int, float)
             and abs(R[c1] - expected_gib) < 1e-6 * expected_gib and R[c2] is False else "wrong")

@@ -30,9 +30,9 @@ def _build(name: str, d: int) -> nn.Module:
     return SCORERS[name].from_sizes(d, d, d)
 
 
-def _count(module: nn.Module) -> int:
-    """Number of trainable numbers in `module`."""
-    return sum(p.numel() for p in module.parameters())
+def _bias_sizes(module: nn.Module) -> list[int]:
+    """The sizes of the biases `module`'s linear layers leave out (the practitioner's layers carry them)."""
+    return [m.out_features for m in module.modules() if isinstance(m, nn.Linear) and m.bias is None]
 
 
 def _most_parameters_example() -> Example:
@@ -51,6 +51,7 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     """Which registered scorer has the most parameters when d_q = d_k = h = d, and how many? Every scorer in
     ``helpers.attention.SCORERS`` is built and counted; nothing is hard-coded."""
     from helpers.attention import SCORERS
+    from helpers.cost import count_parameters
 
     if not_answered(scorer, names[0]):
         return False
@@ -58,7 +59,7 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
         return unreadable(t("ch06.not_a_scorer", name=names[0], what=describe(scorer),
                                  names=", ".join(repr(n) for n in SCORERS)))
     modules = {n: _build(n, d) for n in SCORERS}
-    counts = {n: _count(m) for n, m in modules.items()}
+    counts = {n: count_parameters(m) for n, m in modules.items()}
     best = max(counts, key=counts.get)
     if scorer != best:
         why = t("ch06.no_parameters") if counts[scorer] == 0 else t("ch06.another_has_more")
@@ -72,20 +73,22 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     if got == right:
         return feedback(True, t("ch06.count_ok", scorer=repr(best), count=right, d=d))
     params = dict(modules[best].named_parameters())
-    biases = sum(m.out_features for m in modules[best].modules() if isinstance(m, nn.Linear) and m.bias is None)
+    biases = _bias_sizes(modules[best])
+    added = {sum(c) for r in range(1, len(biases) + 1) for c in combinations(biases, r)}   # some biases counted
     other = [n for n, c in counts.items() if c == got and n != best]
     slip = t("ch06.count_of_other", scorer=repr(other[0])) if other else None
+    if slip is None and got - right in added:
+        slip = t("ch06.no_bias", extra=got - right)
     for r in range(1, len(params) if slip is None else 0):
         for subset in combinations(params, r):
             if got == sum(params[p].numel() for p in subset):
-                missing = [p for p in params if p not in subset]
-                slip = t("ch06.counts_only", counted=", ".join(p.removesuffix(".weight") for p in subset),
-                         missing=", ".join(p.removesuffix(".weight") for p in missing))
+                missing = [p.removesuffix(".weight") for p in params if p not in subset]
+                slip = (t("ch06.v_is_not_a_bias", h=params["v.weight"].numel()) if missing == ["v"] else
+                        t("ch06.counts_only", counted=", ".join(p.removesuffix(".weight") for p in subset),
+                          missing=", ".join(missing)))
                 break
         if slip:
             break
-    if slip is None and biases and got == right + biases:
-        slip = t("ch06.no_bias")
     if slip is None:
         slip = t("ch06.count_everything")
     return wrong(exercise, t("ch06.count_wrong", name=names[1], value=got, slip=slip), str(right), show_answer)
@@ -118,21 +121,23 @@ Count the numbers in each formula at d_q = d_k = h = d:
   additive vᵀ tanh(W_q q + W_k k): W_q (h × d_q), W_k (h × d_k), v (h)  ->  h·(d_q + d_k) + h
   multiplicative qᵀ W k: W (d_q × d_k)                                   ->  d_q·d_k
   dot and scaled dot: no parameters.
-The registry agrees:
+No layer here has a bias (the practitioner's module adds h + 1 of them: h inside the tanh, 1 on v).
+The registry agrees (the count of chapter 06's table):
 
     from helpers.attention import SCORERS
-    from helpers.exercises.scorers import _build
-    print({name: sum(p.numel() for p in _build(name, 64).parameters()) for name in SCORERS})
+    from helpers.cost import count_parameters
+    print({name: count_parameters(cls.from_sizes(64, 64, 64)) for name, cls in SCORERS.items()})
 """, zh_title="参数最多的打分函数", zh_text="""
 在 d_q = d_k = h = d 时，数一数每个公式里有多少个数：
   加性 vᵀ tanh(W_q q + W_k k)：W_q (h × d_q)，W_k (h × d_k)，v (h)  ->  h·(d_q + d_k) + h
   乘性 qᵀ W k：W (d_q × d_k)                                          ->  d_q·d_k
   点积与缩放点积：没有参数。
-课程里的打分函数给出同样的数：
+这里的层都没有偏置（实践者的模块多了 h + 1 个：tanh 里 h 个，v 上 1 个）。
+课程里的打分函数给出同样的数（第 06 章表格里的数法）：
 
     from helpers.attention import SCORERS
-    from helpers.exercises.scorers import _build
-    print({name: sum(p.numel() for p in _build(name, 64).parameters()) for name in SCORERS})
+    from helpers.cost import count_parameters
+    print({name: count_parameters(cls.from_sizes(64, 64, 64)) for name, cls in SCORERS.items()})
 """)
 register_solution("06.2", "dropout's row sum", """
 In training mode nn.Dropout(p) zeroes each weight with probability p and multiplies the survivors by
