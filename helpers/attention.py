@@ -387,7 +387,11 @@ class MultiHeadAttention(nn.Module):
                 f"MultiHeadAttention: query has batch size {query.shape[0]} but key has {key.shape[0]} "
                 f"(query {_shape(query)}, key {_shape(key)})"
             )
-        return self.attend(query, *self.keys_values(key, value), mask=mask)
+        B, n_q, _ = query.shape
+        mask = self.head_mask(mask, B, n_q, key.shape[1])          # broadcastable to (B, h, n_q, n_k)
+        Q = self.split_heads(self.W_q(query))                      # (B, h, n_q, d_head)
+        K, V = self.keys_values(key, value)                        # (B, h, n_k, d_head) each
+        return self._attend_heads(Q, K, V, mask)
 
     def keys_values(self, key: torch.Tensor, value: torch.Tensor):
         """Project keys and values and split them into heads.  # (B, n_k, d) each -> K, V (B, h, n_k, d_head) each"""
@@ -400,7 +404,10 @@ class MultiHeadAttention(nn.Module):
         """
         B, n_q, _ = query.shape
         mask = self.head_mask(mask, B, n_q, K.shape[2])            # broadcastable to (B, h, n_q, n_k)
-        Q = self.split_heads(self.W_q(query))                      # (B, h, n_q, d_head)
+        return self._attend_heads(self.split_heads(self.W_q(query)), K, V, mask)
+
+    def _attend_heads(self, Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask):
+        """Q (B, h, n_q, d_head), K, V (B, h, n_k, d_head) -> output (B, n_q, d), weights (B, h, n_q, n_k)."""
         p = self.dropout if self.training else 0.0
         context, weights = scaled_dot_product_attention(Q, K, V, mask=mask, dropout_p=p)
         # context (B, h, n_q, d_head), weights (B, h, n_q, n_k)
