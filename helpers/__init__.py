@@ -58,7 +58,7 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     torch.set_num_threads(threads)
     from helpers.plotting import use_course_style
 
-    use_course_style()
+    use_course_style(lang)
     device = get_device()
     if not quiet:
         pinned, phrase = pinning.status()

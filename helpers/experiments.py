@@ -19,12 +19,12 @@ import torch.nn.functional as F
 
 from helpers.cost import count_parameters, time_call
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
-from helpers.transformer import TinyDecoder
+from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
 __all__ = ["time_scorers", "run_experiment", "ordered", "summarize", "pivot", "by_bucket", "t_cdf", "t_quantile",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
-           "step_time_by_length"]
+           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows", "budget_curve"]
 
 
 # ---------------------------------------------------------------- speed
@@ -364,6 +364,70 @@ def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 
             model.zero_grad(set_to_none=True)
             model.eval()
     return result
+
+
+# ---------------------------------------------------------------- chapter 07's three translators by budget
+# How chapter 07 builds and trains each translator: one home, read by the chapter and by its evidence recipe.
+TRANSLATORS = {
+    "no attention": dict(build=dict(kind="none", emb=64, hidden=128), lr=5e-3, warmup=50),
+    "RNN + attention": dict(build=dict(kind="attention", emb=64, hidden=128), lr=5e-3, warmup=50),
+    "Transformer": dict(build=dict(kind="transformer"), lr=TRANSFORMER_TRAINING["lr"],
+                        warmup=TRANSFORMER_TRAINING["warmup"]),
+    "Transformer, learned positions": dict(build=dict(kind="transformer", positions="learned"),
+                                           lr=TRANSFORMER_TRAINING["lr"], warmup=TRANSFORMER_TRAINING["warmup"]),
+}
+
+
+def make_translator(name: str, seed: int = 0):
+    """A fresh translator of chapter 07's table TRANSLATORS (an RNN Seq2Seq or a TransformerTranslator)."""
+    from helpers.seq2seq import make_model
+    from helpers.transformer import make_transformer
+
+    if name not in TRANSLATORS:
+        raise KeyError(f"no translator named {name!r}; TRANSLATORS has {', '.join(TRANSLATORS)}")
+    build = dict(TRANSLATORS[name]["build"])
+    if build.pop("kind") == "transformer":
+        return make_transformer(**build, seed=seed)
+    return make_model(TRANSLATORS[name]["build"]["kind"], **build, seed=seed)
+
+
+def train_translator(name: str, train_pairs: Sequence, steps: int, seed: int = 0, batch_size: int = 32,
+                     progress: bool = False):
+    """(model, TrainLog): translator `name` of TRANSLATORS trained for `steps` batches with its learning rate."""
+    from helpers.training import train
+
+    model = make_translator(name, seed=seed)
+    spec = TRANSLATORS[name]
+    log = train(model, train_pairs, steps, batch_size=batch_size, lr=spec["lr"], warmup=spec["warmup"], seed=seed,
+                progress=progress)
+    return model, log
+
+
+def budget_rows(name: str, steps: int, model, log, results: dict) -> list[dict]:
+    """Tidy rows of one trained translator (config: its name, set: the bucket): BLEU, exact, align, CPU, size.
+
+    results: `helpers.training.evaluate_buckets(model, test)`, {bucket: {"bleu", "exact", "n"[, "align"]}}.
+    """
+    return [dict(config=name, steps=steps, set=bucket, bleu=r["bleu"], exact=r["exact"], align=r.get("align"),
+                 n=r["n"], cpu_seconds=log.cpu_seconds, parameters=model.n_parameters())
+            for bucket, r in results.items()]
+
+
+def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level: float = 0.95) -> dict:
+    """{config: [{"steps", "cpu", "mean", "low", "high", "n"}, ...] by steps}: `value` on one set against training
+    CPU seconds (mean over seeds), with a t-interval over seeds (mean ± t · sd / √n; low = high = mean for n = 1)."""
+    groups: dict = {}
+    for r in rows:
+        if r["set"] == set_name and r.get(value) is not None:
+            groups.setdefault((r["config"], r["steps"]), []).append(r)
+    curve: dict = {c: [] for c in ordered(r["config"] for r in rows)}
+    for (config, steps), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        v = [float(r[value]) for r in rs]
+        half = 0.0 if len(v) < 2 else t_quantile((1 + level) / 2, len(v) - 1) * statistics.stdev(v) / math.sqrt(len(v))
+        mean = statistics.fmean(v)
+        curve[config].append(dict(steps=steps, cpu=statistics.fmean(r["cpu_seconds"] for r in rs), mean=mean,
+                                  low=mean - half, high=mean + half, n=len(v)))
+    return {c: points for c, points in curve.items() if points}
 
 
 # ---------------------------------------------------------------- chapter 05: the two wirings, one run each

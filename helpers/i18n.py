@@ -757,11 +757,26 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the weights are not scaled: divide the scores X Xᵀ by √d first.",
         "权重没有缩放：先把得分 X Xᵀ 除以 √d。"),
     "ch07.weights_differ": (
-        "the weights differ from softmax(X Xᵀ / √d) along each row.",
-        "权重与逐行计算的 softmax(X Xᵀ / √d) 不同。"),
+        "the weights differ from softmax(X Xᵀ / √d) along each row. Check the three steps: the scores are X @ X.T "
+        "(n, n), with Q = K = X and no other projection; divide them by √d, d = X.shape[-1]; softmax along the last "
+        "axis.",
+        "权重与逐行计算的 softmax(X Xᵀ / √d) 不同。逐步检查：得分是 X @ X.T，形状 (n, n)，Q = K = X，没有别的投影；"
+        "把得分除以 √d，d = X.shape[-1]；沿最后一个维度做 softmax。"),
+    "ch07.divided_by_n": (
+        "you divided the scores by √n, the square root of the number of words; the scale is √d, d = X.shape[-1] "
+        "(the features of one word).",
+        "你把得分除以了 √n，也就是词数的平方根；缩放用的是 √d，d = X.shape[-1]（一个词的特征数）。"),
+    "ch07.multiplied_by_root_d": (
+        "you multiplied the scores by √d; divide them by √d instead.",
+        "你把得分乘以了 √d；应该除以 √d。"),
+    "ch07.context_is_x": (
+        "the weights are right but the context is X itself: each output should be the weighted average of the "
+        "rows of X, weights @ X.",
+        "权重是对的，但上下文就是 X 本身：每个输出应是 X 各行的加权平均，即 weights @ X。"),
     "ch07.context_wrong": (
-        "the weights are right but the context is not weights @ X (shape (n, d)).",
-        "权重是对的，但上下文向量不是 weights @ X（形状 (n, d)）。"),
+        "the weights are right but the context is not weights @ X (shape (n, d)): multiply the (n, n) weights by the "
+        "(n, d) values X, in that order.",
+        "权重是对的，但上下文向量不是 weights @ X（形状 (n, d)）：用 (n, n) 的权重乘以 (n, d) 的值 X，顺序不能反。"),
     "ch07.self_attention_ok": (
         "every position attends to every position of the same sequence, Q = K = V = X.",
         "每个位置都关注同一序列中的所有位置，Q = K = V = X。"),

@@ -24,7 +24,8 @@ from helpers import to_numpy
 __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
     "set_token_ticks", "plot_attention", "plot_mask", "draw_lookback", "plot_quality_by_length", "plot_probe",
-    "plot_gradient_by_length", "plot_seed_points", "figure_png", "draw_decoding_step", "draw_decoding_steps",
+    "plot_budget_curve", "plot_gradient_by_length", "plot_seed_points", "figure_png", "draw_decoding_step",
+    "draw_decoding_steps",
 ]
 
 COURSE_STYLE = {
@@ -48,9 +49,34 @@ KEY_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown",
 MASK_COLOURS = ("#d9d9d9", "#2c7fb8")  # hidden, visible
 
 
-def use_course_style() -> None:
-    """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure."""
+# Noto Sans CJK SC (SIL OFL 1.1), shipped as a file by the pinned PyPI package mplfonts: Chinese labels need no apt.
+CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
+
+
+def cjk_font_path():
+    """The Chinese font's file inside the installed mplfonts package (a pathlib.Path)."""
+    from pathlib import Path
+
+    import mplfonts
+
+    return Path(mplfonts.__file__).parent / "fonts" / CJK_FONT_FILE
+
+
+def use_course_style(lang: str = "en") -> None:
+    """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure.
+
+    lang="zh" also registers the Chinese font: Latin letters keep DejaVu Sans, and every character it lacks falls
+    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback).
+    """
     mpl.rcParams.update(COURSE_STYLE)
+    if lang == "zh":
+        from matplotlib import font_manager
+
+        path = str(cjk_font_path())
+        font_manager.fontManager.addfont(path)
+        mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]
+    else:
+        mpl.rcParams["font.family"] = mpl.rcParamsDefault["font.family"]
 
 
 def check_token_labels(shape, keys=None, queries=None, what: str = "weights") -> None:
@@ -224,6 +250,33 @@ def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=No
     ax.set_ylabel(METRIC_LABELS.get(metric, metric))
     ax.set_title(title or f"{METRIC_LABELS.get(metric, metric)} by sentence length")
     ax.legend(loc="best")
+    return ax
+
+
+def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=None, styles: dict | None = None):
+    """Quality against training CPU seconds, one line per model with its interval over seeds as error bars.
+
+    curve: {model: [{"cpu", "mean", "low", "high", "steps"}, ...]} as `helpers.experiments.budget_curve` returns;
+    each point is labelled with its step count. The x axis is logarithmic (the budgets double).
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.8))
+    for name, points in curve.items():
+        style = dict(marker="o", capsize=3)
+        style.update((styles or {}).get(name, {}))
+        x = [p["cpu"] for p in points]
+        y = [p["mean"] for p in points]
+        err = [[p["mean"] - p["low"] for p in points], [p["high"] - p["mean"] for p in points]]
+        bars = ax.errorbar(x, y, yerr=err, label=name, **style)
+        for p in points:
+            ax.annotate(f"{p['steps']}", (p["cpu"], p["mean"]), textcoords="offset points", xytext=(4, -11),
+                        fontsize=7, color=bars[0].get_color())
+    ax.set_xscale("log")
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("training CPU seconds (one thread; numbers: steps)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize=8)
     return ax
 
 

@@ -34,13 +34,16 @@ def test_a_float_or_int_mask_of_ones_and_zeros_is_named_and_a_bool_one_is_accept
 # ---------------------------------------------------------------- self-attention chapter
 @pytest.mark.parametrize("fn, words", [
     (lambda X: (torch.softmax(X @ X.T, -1) @ X, torch.softmax(X @ X.T, -1)), "not scaled"),
-    (lambda X: (X, self_attention(X)[1]), "context is not"),
+    (lambda X: (X, self_attention(X)[1]), "the context is X itself"),
     (lambda X: self_attention(X)[1], "should return (context, weights)"),
+    (lambda X: (X, torch.softmax(X @ X.T / 6 ** 0.5, -1)), "divided the scores by √n"),
+    (lambda X: (X, torch.softmax(X @ X.T * 2, -1)), "multiplied the scores by √d"),
+    (lambda X: (self_attention(X)[1] @ self_attention(X)[1], self_attention(X)[1]), "multiply the (n, n) weights"),
     (lambda X: (X, torch.softmax(X @ X.T / 2, 0)), "runs down the columns (dim=0)"),
     (lambda X: (X, torch.softmax(X @ X.T / 2, -1) * 2), "do not sum to 1"),
     (lambda X: (X, torch.softmax(X @ X.T / 4, -1)), "divided by d = 4"),
     (lambda X: (self_attention(X)[1].T @ X, self_attention(X)[1]), "transposed (weights.T @ X)"),
-    (lambda X: (X, torch.softmax(X[:, :2] @ X[:, :2].T, -1)), "differ from softmax"),
+    (lambda X: (X, torch.softmax(X[:, :2] @ X[:, :2].T, -1)), "Check the three steps"),
     (lambda X: (None, self_attention(X)[1]), "context is not"),
     (lambda X: (X, self_attention(X)[1][:3]), "expected (6, 6)"),
 ])
@@ -59,6 +62,16 @@ def test_shuffle_prediction(capsys):
     assert "answer \"shuffled the same way\" or \"changed\"" in said(
         capsys, lambda a: ex.check_shuffle_prediction(a, True), "no idea")
     assert ex.tries("07.4a") == 1 and ex.tries("07.4b") == 1
+
+
+@pytest.mark.parametrize("answer, with_positions, right", [
+    ("unchanged, just shuffled", False, True), ("they are not changed, only permuted", False, True),
+    ("The outputs don't change except for the order", False, True), ("不变，只是跟着打乱", False, True),
+    ("not the same: they change", True, True), ("they are not just shuffled", True, True),
+    ("unchanged", True, False), ("not the same", False, False), ("不一样", False, False),
+])
+def test_shuffle_prediction_reads_negations(answer, with_positions, right):
+    assert ex.check_shuffle_prediction(answer, with_positions=with_positions) is right
 
 
 @pytest.mark.parametrize("answer, words", [

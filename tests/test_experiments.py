@@ -283,3 +283,46 @@ def test_step_time_by_length_reports_every_model_and_length():
     assert set(times) == {"transformer", "rnn"} and all(set(t) == {4, 8} for t in times.values())
     assert all(ms > 0 for t in times.values() for ms in t.values())
     assert all(p.grad is None for m in models.values() for p in m.parameters())
+
+
+def test_budget_curve_groups_by_config_and_steps_with_a_t_interval():
+    from helpers.experiments import budget_curve, t_quantile
+
+    rows = [dict(config=c, steps=s, set=b, seed=seed, bleu=v, cpu_seconds=cpu)
+            for c, s, b, seed, v, cpu in [("A", 100, "x", 0, 10.0, 1.0), ("A", 100, "x", 1, 20.0, 3.0),
+                                          ("A", 200, "x", 0, 40.0, 4.0), ("A", 200, "x", 1, 40.0, 6.0),
+                                          ("B", 50, "x", 0, 70.0, 2.0), ("A", 100, "y", 0, 99.0, 1.0)]]
+    curve = budget_curve(rows, "x")
+    assert list(curve) == ["A", "B"] and [p["steps"] for p in curve["A"]] == [100, 200]
+    first = curve["A"][0]
+    assert first["mean"] == 15.0 and first["cpu"] == 2.0 and first["n"] == 2
+    half = t_quantile(0.975, 1) * 7.0710678118654755 / 2 ** 0.5
+    assert abs(first["high"] - 15.0 - half) < 1e-9 and abs(15.0 - first["low"] - half) < 1e-9
+    assert curve["A"][1]["low"] == curve["A"][1]["high"] == 40.0     # no spread, no width
+    assert curve["B"][0]["low"] == curve["B"][0]["high"] == 70.0     # one seed: the point itself
+
+
+def test_plot_budget_curve_labels_its_axes_and_points():
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import plot_budget_curve
+
+    curve = {"A": [dict(steps=100, cpu=2.0, mean=15.0, low=10.0, high=20.0, n=2)]}
+    ax = plot_budget_curve(curve, "BLEU on 31-40", "a title")
+    assert ax.get_xscale() == "log" and ax.get_title() == "a title" and "CPU seconds" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.texts] == ["100"] and ax.get_ylim() == (0, 105)
+    plt.close(ax.figure)
+
+
+def test_make_translator_builds_chapter_07s_models_and_refuses_unknown_names():
+    from helpers.experiments import TRANSLATORS, make_translator
+    from helpers.seq2seq import make_model
+    from helpers.transformer import make_transformer
+
+    assert make_translator("RNN + attention", seed=3).n_parameters() == \
+        make_model("attention", emb=64, hidden=128, seed=3).n_parameters()
+    assert make_translator("Transformer").config == make_transformer().config
+    assert make_translator("Transformer, learned positions").config["positions"] == "learned"
+    assert TRANSLATORS["no attention"]["lr"] == 5e-3
+    with pytest.raises(KeyError, match="no translator named 'GPT'"):
+        make_translator("GPT")

@@ -55,7 +55,6 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 TQDM = re.compile(r"\d+%\|")
 RAW_WIDGET_REPR = re.compile(r"^\s*(HBox|VBox|Box|GridBox|Tab|Accordion)\(children=")
 MATHJAX_FILE = "es5/tex-svg-full.js"  # one file with every TeX extension: nothing is loaded on demand
-FONT_FILE = "NotoSansCJKsc-Regular.otf"
 FONT_OUT = "NotoSansCJKsc-course-subset.woff"
 
 
@@ -257,14 +256,15 @@ def font_subset(built: Path) -> Path:
     """
     import logging
 
-    import mplfonts
     from fontTools import subset
+
+    from helpers.plotting import CJK_FONT_FILE, cjk_font_path
 
     logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every pruned table at INFO
     chars = _cjk_characters(built)
     out_dir = built / "_static" / "fonts"
-    source = Path(mplfonts.__file__).parent / "fonts" / FONT_FILE
-    key = hashlib.sha256((chars + FONT_FILE).encode()).hexdigest()[:16]
+    source = cjk_font_path()                      # the plots' font: one file for the pages and the figures
+    key = hashlib.sha256((chars + CJK_FONT_FILE).encode()).hexdigest()[:16]
     cached = CACHE_DIR / f"font-{key}.woff"
     if not cached.exists():
         options = subset.Options()

@@ -69,18 +69,27 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
         return wrong(exercise, t("ch07.softmax_columns" if columns else "ch07.weights_sum"), None, show_answer)
     if not torch.allclose(weights, right, atol=1e-6):
         slips = [(torch.softmax(X @ X.T, dim=-1), t("ch07.not_scaled")),
-                 (torch.softmax(X @ X.T / 4.0, dim=-1), t("ch07.divided_by_d"))]
+                 (torch.softmax(X @ X.T / 4.0, dim=-1), t("ch07.divided_by_d")),
+                 (torch.softmax(X @ X.T / 6 ** 0.5, dim=-1), t("ch07.divided_by_n")),
+                 (torch.softmax(X @ X.T * 2.0, dim=-1), t("ch07.multiplied_by_root_d"))]
         for candidate, sentence in slips:
             if torch.allclose(weights, candidate, atol=1e-6):
                 return wrong(exercise, sentence, None, show_answer)
         return wrong(exercise, t("ch07.weights_differ"), None, show_answer)
     if context is not None and context.shape == (6, 4) and torch.allclose(context, right.T @ X, atol=1e-6):
         return wrong(exercise, t("ch07.context_transposed"), None, show_answer)
+    if context is not None and context.shape == (6, 4) and torch.allclose(context, X, atol=1e-6):
+        return wrong(exercise, t("ch07.context_is_x"), None, show_answer)
     if context is None or context.shape != (6, 4) or not torch.allclose(context, right @ X, atol=1e-6):
         return wrong(exercise, t("ch07.context_wrong"), None, show_answer)
     return feedback(True, t("ch07.self_attention_ok"))
 
 
+# Negations first: "unchanged" and "not the same" contain the other answer's words.
+_NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "not differ", "n't differ", "not different",
+                "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
+_NOT_SAME = ("not the same", "not same", "n't the same", "not shuffled the same", "not just shuffled",
+             "not permuted", "n't permuted", "不相同", "不一样", "不同", "不只是打乱")
 _SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffled", "equivariant", "same",
          "同样", "相同", "一样", "打乱", "置换", "等变")
 _CHANGED = ("changed", "change", "different", "differ", "改变", "变了", "变化", "不同", "不一样")
@@ -101,9 +110,14 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
     exercise = exercise or ("07.4b" if with_positions else "07.4a")
     if not isinstance(answer, str):
         return unreadable(t("ch07.shuffle_type", name=name, what=describe(answer)))
-    text = answer.lower()
-    changed = any(w in text for w in _CHANGED)
-    same = any(w in text for w in _SAME) and not changed
+    text = " ".join(answer.lower().replace("’", "'").split())
+    if any(w in text for w in _NOT_CHANGED):
+        same, changed = True, False
+    elif any(w in text for w in _NOT_SAME):
+        same, changed = False, True
+    else:
+        changed = any(w in text for w in _CHANGED)
+        same = any(w in text for w in _SAME) and not changed
     if not (same or changed):
         return unreadable(t("ch07.shuffle_unclear", name=name, answer=repr(answer)))
     expected = "changed" if with_positions else "shuffled the same way"  # the answer words stay English
