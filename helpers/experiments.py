@@ -537,3 +537,34 @@ def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level
         curve[config].append(dict(steps=steps, cpu=statistics.fmean(r["cpu_seconds"] for r in rs), mean=mean,
                                   low=mean - half, high=mean + half, n=len(v)))
     return {c: points for c, points in curve.items() if points}
+
+
+# ---------------------------------------------------------------- chapter 05: the two wirings, one run each
+__all__ += ["train_wiring"]
+
+
+def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: int = 32, lr: float = 5e-3,
+                 callback=None, callback_steps: Sequence[int] = (), keep: dict | None = None) -> list[dict]:
+    """Train an attention translator (additive scorer) with `wiring` ("luong" | "bahdanau") for `steps` from `seed`,
+    evaluate it on every bucket: one row per bucket with bleu, exact, align, mass, n, steps, loss_end (mean of the
+    last 50 steps), cpu_seconds of training and ms_per_step (CPU ms per training step, averaged over all `steps`).
+
+    Weights and batch order both come from `seed`, so two wirings with one seed and one `steps` see the same batches
+    in the same order: their ms_per_step is averaged over the same steps. callback/callback_steps go to
+    helpers.training.train (they do not change the run); keep (a dict) receives the trained "model" and its "log".
+    """
+    from helpers.seq2seq import make_model
+    from helpers.training import evaluate, train
+
+    model = make_model("attention", wiring=wiring, seed=seed)
+    log = train(model, load_split("train"), steps, batch_size=batch_size, lr=lr, seed=seed, progress=False,
+                callback=callback, callback_steps=callback_steps)
+    if keep is not None:
+        keep.update(model=model, log=log)
+    rows = []
+    for name, pairs in buckets.items():
+        result = evaluate(model, pairs)
+        rows.append(dict(set=name, bleu=result["bleu"], exact=result["exact"], align=result["align"],
+                         mass=result["mass"], n=result["n"], steps=log.steps, loss_end=log.final_loss(50),
+                         cpu_seconds=log.cpu_seconds, ms_per_step=1000.0 * log.cpu_seconds / log.steps))
+    return rows

@@ -505,20 +505,20 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "every position is one too high: positions count from 0, the first source word is 0.",
         "每个位置都多了 1：位置从 0 开始数，第一个源词是 0。"),
     "ch05.translates_nothing": (
-        "target word {j} ('{word}') translates no source word: give [] for it.",
-        "目标词 {j}（'{word}'）不翻译任何源词：这一项写 []。"),
+        "entry {j} of `{name}` (target word '{word}') translates no source word: give [] for it.",
+        "`{name}` 的第 {j} 项（目标词 '{word}'）不翻译任何源词：这一项写 []。"),
     "ch05.translates_something": (
-        "target word {j} ('{word}') does translate something in the source.",
-        "目标词 {j}（'{word}'）确实翻译了源句中的某个词。"),
+        "entry {j} of `{name}` (target word '{word}') does translate something in the source.",
+        "`{name}` 的第 {j} 项（目标词 '{word}'）确实翻译了源句中的某个词。"),
     "ch05.depends_on_more": (
-        "target word {j} ('{word}') depends on more source words than {sources}.",
-        "目标词 {j}（'{word}'）依赖的源词不止 {sources}。"),
+        "entry {j} of `{name}` (target word '{word}') depends on more source words than {sources}.",
+        "`{name}` 的第 {j} 项（目标词 '{word}'）依赖的源词不止 {sources}。"),
     "ch05.not_all_of": (
-        "target word {j} ('{word}') does not translate all of {sources}.",
-        "目标词 {j}（'{word}'）并不翻译 {sources} 全部。"),
+        "entry {j} of `{name}` (target word '{word}') does not translate all of {sources}.",
+        "`{name}` 的第 {j} 项（目标词 '{word}'）并不翻译 {sources} 全部。"),
     "ch05.not_source": (
-        "target word {j} ('{word}') does not translate source word {sources}.",
-        "目标词 {j}（'{word}'）不翻译源词 {sources}。"),
+        "entry {j} of `{name}` (target word '{word}') does not translate source word {sources}.",
+        "`{name}` 的第 {j} 项（目标词 '{word}'）不翻译源词 {sources}。"),
     "ch05.bad_map": (
         "the attention map given to the checker is not (n_target, n_source); this is a mistake in the notebook.",
         "传给检查器的注意力图不是 (n_target, n_source) 形状；这是笔记本本身的错误。"),

@@ -61,7 +61,8 @@ def test_translation_and_alignment_in_the_one_to_one_format(old_toylang, capsys)
     assert ex.check_alignment([[3], (2,), {1}, 0.0], SRC)
     assert "permutation" in capsys.readouterr().out
     out = said(capsys, lambda a: ex.check_alignment(a, SRC), [3, 2, 0, 1])
-    assert "target word 2 ('b') does not translate source word 0 ('a')" in out and "Expected" not in out
+    assert "entry 2 of `my_alignment` (target word 'b') does not translate source word 0 ('a')" in out
+    assert "Expected" not in out
     assert "Expected: [3, 2, 1, 0]." in said(capsys, lambda a: ex.check_alignment(a, SRC), [3, 2, 0, 1])
     assert "one entry per target word" in said(capsys, lambda a: ex.check_alignment(a, SRC), [1, 2])
     assert "run from 0 to 3" in said(capsys, lambda a: ex.check_alignment(a, SRC), [3, 2, 1, -1])
@@ -92,8 +93,8 @@ def test_translation_accepts_any_reference_of_the_richer_grammar(new_toylang, ca
 @pytest.mark.parametrize("answer, words", [
     ([3, 0, [], [], 1], "depends on more source words than 0 ('a')"),
     ([3, [0, 1, 2], [], [], 1], "does not translate all of 0 ('a'), 1 ('b'), 2 ('c')"),
-    ([3, [0, 2], 1, [], 1], "target word 2 ('y') translates no source word: give []"),
-    ([[], [0, 2], [], [], 1], "target word 0 ('w') does translate something"),
+    ([3, [0, 2], 1, [], 1], "entry 2 of `my_alignment` (target word 'y') translates no source word: give []"),
+    ([[], [0, 2], [], [], 1], "entry 0 of `my_alignment` (target word 'w') does translate something"),
     ([2, [0, 2], [], [], 1], "does not translate source word 2 ('c')"),
 ])
 def test_alignment_sets_name_each_mistake(new_toylang, capsys, answer, words):
@@ -286,3 +287,12 @@ def test_the_worked_solution_of_the_decoder_step_passes_its_checker():
     exec(_solution_code("05.4"), ns)
     model, batch = _example_model()
     assert ex.check_decoder_step(ns["my_step"], model=model, batch=batch) is True
+
+
+def test_a_malformed_entry_counts_as_a_try_but_text_does_not(capsys):
+    ex.reset_tries()
+    said(capsys, lambda a: ex.check_alignment(a, "a cat slept in the house"), "0 [0,1] 1")   # not a list: unreadable
+    assert ex.tries("05.1") == 0
+    out = said(capsys, lambda a: ex.check_alignment(a, "a cat slept in the house"), [0, [0, 1], 1, 3, 5.5, 3, 2, []])
+    assert "entry 4 of `my_alignment` is 5.5" in out and ex.tries("05.1") == 1
+    assert "Expected:" in said(capsys, lambda a: ex.check_alignment(a, "a cat slept in the house"), [0, "x"])

@@ -40,6 +40,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "17.82": "quoted: Bahdanau et al. 2015, Table 1, RNNencdec-50 BLEU",
         "50": "the paper's model names (-50: trained on sentences of up to 50 words)",
         "1.5": "a threshold: the entropy ratio the next cell's assert asks for (set in its code)",
+        "3.3": "quoted: Luong, Pham and Manning 2015, section 3.3 (input feeding)",
     },
     "08_cost_of_attention": {
         "3,000": "the practitioner's seed (003): a 3,000-word paper",

@@ -161,8 +161,8 @@ def check_translation(answer, source, name: str = "my_translation", references=N
 
 
 def _positions(answer, name: str):
-    """The learner's alignment as a list of sorted tuples of whole numbers, or (None, a sentence saying why it cannot
-    be read); positions are not checked against the sentence's length here."""
+    """(the learner's alignment as a list of sorted tuples of whole numbers, None) or (None, a sentence saying why it
+    cannot be read); positions are not checked against the sentence's length here."""
     if isinstance(answer, (torch.Tensor, np.ndarray)):
         answer = answer.tolist() if answer.ndim == 1 else answer
     if not isinstance(answer, (list, tuple)):
@@ -195,10 +195,11 @@ def check_alignment(answer, source, name: str = "my_alignment", gold=None, exerc
     src, tgt = (found[0], found[1]) if found else (_source_tokens(source), None)
     sets = [_as_set(a) for a in gold] if gold is not None else found[2]
     tgt = tgt if tgt is not None and len(tgt) == len(sets) else [t("ch05.word_name", k=k) for k in range(len(sets))]
-    got, problem = _positions(answer, name)
-    if problem:
-        return unreadable(problem)
     answer_text = _show_positions(sets)
+    got, problem = _positions(answer, name)
+    if problem:    # not a list at all: not a try (core); a list with a malformed entry: a wrong answer, a try
+        listed = isinstance(answer, (list, tuple, torch.Tensor, np.ndarray))
+        return wrong(exercise, problem, answer_text, show_answer) if listed else unreadable(problem)
     if len(got) != len(sets):
         return wrong(exercise, t("ch05.entries", name=name, n=len(got), words=len(sets), target=" ".join(tgt)),
                      answer_text, show_answer)
@@ -217,15 +218,15 @@ def check_alignment(answer, source, name: str = "my_alignment", gold=None, exerc
     a, b = set(got[j]), set(sets[j])
     words = lambda s: ", ".join(f"{p} ('{src[p]}')" for p in sorted(s))  # noqa: E731
     if not b:
-        message = t("ch05.translates_nothing", j=j, word=tgt[j])
+        message = t("ch05.translates_nothing", j=j, name=name, word=tgt[j])
     elif not a:
-        message = t("ch05.translates_something", j=j, word=tgt[j])
+        message = t("ch05.translates_something", j=j, name=name, word=tgt[j])
     elif a < b:
-        message = t("ch05.depends_on_more", j=j, word=tgt[j], sources=words(a))
+        message = t("ch05.depends_on_more", j=j, name=name, word=tgt[j], sources=words(a))
     elif b < a:
-        message = t("ch05.not_all_of", j=j, word=tgt[j], sources=words(a))
+        message = t("ch05.not_all_of", j=j, name=name, word=tgt[j], sources=words(a))
     else:
-        message = t("ch05.not_source", j=j, word=tgt[j], sources=words(a - b or a))
+        message = t("ch05.not_source", j=j, name=name, word=tgt[j], sources=words(a - b or a))
     return wrong(exercise, message, answer_text, show_answer)
 
 
