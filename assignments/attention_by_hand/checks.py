@@ -54,8 +54,10 @@ def plan(p):
         "exp overflows to inf (or underflows to 0) on scores of ±1000. Subtract each row's maximum before "
         "torch.exp"), public=True)
     x = randn(p, 2, 3, 5) * 500
+    x[0, 1, 2] = 2000.0                     # exp overflows in float64 without the max shift, whatever the draw
     x[0, 0, 1] = float("-inf")
     x[1, 2, :4] = float("-inf")
+    x[1, 2, 4] = -2000.0                    # the row's one finite score: exp underflows to 0 without the shift
     c = p.call("stable_softmax", x)
     p.check("q2", "test_q2_any_shape_and_minus_inf", lambda R, c=c, x=x: None if close(R[c], torch.softmax(x, -1),
                                                                                        1e-12)
