@@ -163,16 +163,28 @@ class Evidence:
         raise KeyError(f"{self.recipe.name}: no stored unit {unit}; the file has "
                        f"{len(self.units)} units, for example {self.units[0]['unit'] if self.units else None}")
 
+    def has(self, unit: dict) -> bool:
+        """Whether the file stores `unit` (a chapter run with a seed the file lacks has nothing to compare with)."""
+        unit = _jsonable(unit)
+        return any(u["unit"] == unit for u in self.units)
+
     def check_live(self, unit: dict, **run_options) -> list[dict]:
         """Run `unit` now and compare with its stored rows; return the fresh rows, or raise EvidenceMismatch.
+        A unit the file does not store (another SEED) is run and returned, with a printed line saying so.
         run_options go to the recipe's run (see run_unit)."""
         fresh, _ = run_unit(self.recipe.name, unit, self.settings, **run_options)
         return self.check(unit, fresh)
 
     def check(self, unit: dict, fresh: Sequence[dict]) -> list[dict]:
-        """Compare rows the chapter made itself (through the recipe's own functions) with `unit`'s stored rows."""
-        stored = self.stored(unit)["rows"]
+        """Compare rows the chapter made itself (through the recipe's own functions) with `unit`'s stored rows.
+        If the file does not store `unit`, print that nothing was compared and return the rows as they are."""
         fresh = [_jsonable({**unit, **row}) for row in fresh]
+        if not self.has(unit):
+            print(f"{self.recipe.name}: {unit} is not among the {len(self.units)} stored runs, so this live run was "
+                  f"not compared with a stored one (the stored runs are "
+                  f"{', '.join(sorted({str(u['unit'].get('seed')) for u in self.units}))} by seed)")
+            return fresh
+        stored = self.stored(unit)["rows"]
         problems = _differences(stored, fresh, self.recipe)
         if problems:
             raise EvidenceMismatch(

@@ -60,6 +60,17 @@ def test_check_live_fails_when_the_code_changed(toy, monkeypatch):
         ev.check_live({"seed": 0, "scale": 2})
 
 
+def test_check_live_runs_a_seed_the_file_lacks_and_says_nothing_was_compared(toy, capsys):
+    recipe, directory = toy
+    ev = evidence.load(recipe.name, directory)
+    assert not ev.has({"seed": 31, "scale": 2}) and ev.has({"seed": 1, "scale": 2})
+    fresh = ev.check_live({"seed": 31, "scale": 2})              # a chapter run with another SEED goes on
+    assert fresh == evidence.run_unit(recipe.name, {"seed": 31, "scale": 2}, ev.settings)[0]
+    assert "not compared" in capsys.readouterr().out
+    ev.check_live({"seed": 1, "scale": 2})
+    assert "not compared" not in capsys.readouterr().out
+
+
 def test_timing_fields_are_not_compared(toy, monkeypatch):
     recipe, directory = toy
     ev = evidence.load(recipe.name, directory)
