@@ -157,7 +157,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{ordinal}键的权重最大（{share:.2f}），但还不到一半：给它一半以上的权重。"),
     "core.most_on_answer": (
         "any weights with more than 0.5 at position {position}",
-        "任何在位置 {position} 上大于 0.5 的权重"),
+        "超过 0.5 的权重放在位置 {position} 上的任何一组权重"),
     "core.distribution_ok": (
         "`{name}` form a probability distribution over the keys.",
         "`{name}` 构成了键上的一个概率分布。"),

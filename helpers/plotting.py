@@ -6,6 +6,7 @@ directly for a static picture.
 from __future__ import annotations
 
 import io
+import logging
 import math
 from typing import Sequence
 
@@ -63,16 +64,28 @@ def cjk_font_path():
     return Path(mplfonts.__file__).parent / "fonts" / CJK_FONT_FILE
 
 
+def _not_a_missing_weight(record: logging.LogRecord) -> bool:
+    """False for matplotlib's "Failed to find font weight bold" warning (the Chinese font has one weight)."""
+    return "Failed to find font weight" not in str(record.msg)
+
+
+_ONE_WEIGHT = _not_a_missing_weight
+
+
 def use_course_style(lang: str = "en") -> None:
     """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure.
 
     lang="zh" also registers the Chinese font: Latin letters keep DejaVu Sans, and every character it lacks falls
-    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback).
+    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback). The font has one weight, so Chinese in a
+    bold title is drawn regular; matplotlib's warning about that would land in the notebook's output, and is muted.
     """
     mpl.rcParams.update(COURSE_STYLE)
     if lang == "zh":
         from matplotlib import font_manager
 
+        log = logging.getLogger("matplotlib.font_manager")
+        if _ONE_WEIGHT not in log.filters:
+            log.addFilter(_ONE_WEIGHT)
         path = str(cjk_font_path())
         font_manager.fontManager.addfont(path)
         mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]

@@ -133,7 +133,7 @@ def chapter_status(notebook: Path | str) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- code cells of the chapters that run in Chinese
-_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]*\s[^\w\n]*[A-Za-z]{2,}")      # two English words in a string literal
+_TWO_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]*\s[^\w\n]*[A-Za-z]{2,}")      # two English words in a string literal
 _LETTERS = re.compile(r"[A-Za-z]{3,}")
 _SHOWS = {"print", "Markdown", "display"}
 
@@ -167,7 +167,7 @@ def speaks(source: str) -> bool:
             shown |= {id(n) for arg in node.args for n in ast.walk(arg)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            if _WORDS.search(node.value) or (id(node) in shown and _LETTERS.search(node.value)):
+            if _TWO_WORDS.search(node.value) or (id(node) in shown and _LETTERS.search(node.value)):
                 return True
     return False
 
