@@ -393,16 +393,26 @@ def zh_command(argv: list[str] | None = None) -> int:
     """`python -m helpers.devtools.zh extract|build|execute|status`."""
     parser = argparse.ArgumentParser(prog="python -m helpers.devtools.zh", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["extract", "build", "execute", "status"])
-    parser.add_argument("chapters", nargs="*", help="execute: chapter numbers (default: every chapter run in zh)")
-    args = parser.parse_args(argv)
+    parser.add_argument("chapters", nargs="*",
+                        help="execute: chapter numbers or English notebooks (default: every chapter run in zh)")
+    parser.add_argument("--skip-others", action="store_true",
+                        help="execute: leave out the named chapters that do not run in Chinese (make execute)")
+    args = parser.parse_intermixed_args(argv)
     if args.command == "execute":
         sources = None
         if args.chapters:
-            sources = [p for p in chapter_notebooks() if p.name[:2] in args.chapters]
-            if len(sources) != len(args.chapters):
+            wanted = {Path(c).name[:2] for c in args.chapters}
+            sources = [p for p in chapter_notebooks() if p.name[:2] in wanted]
+            if len(sources) != len(wanted):
                 numbers = [p.name[:2] for p in chapter_notebooks()]
                 parser.error(f"no such chapter among {args.chapters}; the chapters are {numbers}")
-        for path, seconds in execute(sources):
+            if args.skip_others:
+                sources = [p for p in sources if runs_in_zh(p)]
+        try:
+            done = execute(sources)
+        except ValueError as error:
+            parser.error(str(error))
+        for path, seconds in done:
             print(f"{seconds:7.1f} s  {path.relative_to(ROOT)}")
         return 0
     if args.command == "extract":
