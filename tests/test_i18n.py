@@ -434,3 +434,32 @@ def test_bold_labels_render_in_the_chinese_texts():
     texts = [*sorted((ROOT / "i18n" / "zh").glob("*.yml")), *sorted(companion.glob("*.md")), ROOT / "README.zh.md"]
     bad = {p.name: found for p in texts if (found := bold_that_does_not_render(p.read_text(encoding="utf-8")))}
     assert not bad, f"write a space after these bold labels: {bad}"
+
+
+def test_plot_helpers_label_in_the_current_language_and_english_is_unchanged():
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import draw_explorer, draw_lookback, plot_attention, plot_mask
+    from helpers.widgets import explorer_state
+
+    def labels():
+        fig, (a, b, c) = plt.subplots(1, 3)
+        plot_attention([[0.5, 0.5]], ax=a)
+        plot_mask([[True, False]], ax=b)
+        draw_lookback([[0.5, 0.5]], ["x", "y"], ["z"], ax=c)
+        found = [a.get_title(), a.get_xlabel(), a.get_ylabel(), b.get_title(), b.get_xlabel(), c.get_title(),
+                 [t.get_text() for t in c.get_yticklabels()], c.get_legend().get_title().get_text()]
+        explorer = draw_explorer(explorer_state([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]))
+        found += [ax.get_title() for ax in explorer.axes]
+        plt.close("all")
+        return found
+
+    assert labels() == ["Attention weights", "keys (attended positions)", "queries", "Mask",
+                        "keys\n(blue: visible, grey: hidden)", "The decoder looks back at every input word",
+                        ["encoder\n(input words)", "decoder\n(output steps)"], "line width = attention weight",
+                        "Q and the keys", "raw scores Q·K", "softmax weights", "context = Σ weight·V"]
+    helpers.setup(lang="zh", quiet=True)    # registers the Chinese font, as a zh notebook's first cell does
+    assert labels() == ["注意力权重", "键（被关注的位置）", "查询", "掩码", "键\n（蓝：可见，灰：遮住）",
+                        "解码器回头看每一个输入词", ["编码器\n（输入词）", "解码器\n（输出步）"], "线宽 = 注意力权重",
+                        "Q 与各个键", "原始得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
+    helpers.setup(lang="en", quiet=True)
