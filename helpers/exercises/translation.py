@@ -83,6 +83,10 @@ def _show_positions(sets) -> str:
     return "[" + ", ".join(str(s[0]) if len(s) == 1 else str(list(s)) for s in sets) + "]"
 
 
+_ORDER_RULES = {"measure": "ch01.rule_measure", "adj_de": "ch01.rule_adj_de", "le": "ch01.rule_le",   # hint order
+                "circumposition": "ch01.rule_circumposition", "place": "ch01.rule_place"}
+
+
 def _broken_rules(words: list[str]) -> list[str]:
     """The word-order rules of the rich grammar that `words` breaks, as i18n keys, in a fixed order (the measure
     word, the adjective's `de`, `le`, the circumposition, the place phrase before its verb); [] for words it has no
@@ -112,7 +116,7 @@ def _broken_rules(words: list[str]) -> list[str]:
             end = next((i for i in range(k + 1, len(r)) if r[i] in ("conj", "de")), len(r))   # clause ends in de)
             if "pre" in r[k + 1:end]:
                 broken.add("place")
-    return [f"ch01.rule_{name}" for name in ("measure", "adj_de", "le", "circumposition", "place") if name in broken]
+    return [key for name, key in _ORDER_RULES.items() if name in broken]
 
 
 def _order_hint(got: list[str], best: list[str]) -> str:
