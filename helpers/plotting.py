@@ -310,12 +310,15 @@ def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=
     return ax
 
 
-def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, ax=None):
-    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance (in %)."""
+def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, ax=None, styles: dict | None = None):
+    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance (in %).
+    styles: {label: plot kwargs} (e.g. a dashed line for an untrained baseline)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     for label, by_bucket in curves.items():
-        ax.plot(list(by_bucket), list(by_bucket.values()), marker="o", label=label)
+        style = dict(marker="o")
+        style.update((styles or {}).get(label, {}))
+        ax.plot(list(by_bucket), list(by_bucket.values()), label=label, **style)
     ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
     ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
