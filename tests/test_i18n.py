@@ -29,6 +29,10 @@ def english_afterwards():
 
 
 # ---------------------------------------------------------------- the message catalogue
+FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
+SAME_IN_CHINESE = {"tables.bleu"}                           # "BLEU": the glossary leaves it untranslated (不译)
+
+
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
     problems = []
     for key, texts in i18n.MESSAGES.items():
@@ -36,7 +40,7 @@ def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
             problems.append(f"{key}: expected {len(i18n.LANGUAGES)} non-empty texts, got {texts!r}")
             continue
         en, zh_text = texts
-        if not CJK.search(zh_text):
+        if not CJK.search(zh_text) and not FULL_WIDTH.search(zh_text) and key not in SAME_IN_CHINESE:
             problems.append(f"{key}: the Chinese text has no Chinese: {zh_text!r}")
         extra = i18n.template_fields(zh_text) - i18n.template_fields(en)
         if extra:
