@@ -702,7 +702,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.luong_previous_query": (
         "the query is the previous state s_{{t-1}} (Bahdanau's wiring); Luong's wiring runs the GRU first and "
         "queries with the new state s_t.",
-        "查询用的是上一个状态 s_{{t-1}}（这是 Bahdanau 式连接）；Luong 式连接先跑 GRU，再用新状态 s_t 做查询。"),
+        "查询用的是上一个状态 s_{{t-1}}（这是 Bahdanau 接法）；Luong 接法先跑 GRU，再用新状态 s_t 做查询。"),
     "ch05.step_unmasked": (
         "padding gets weight: pass the mask (enc.mask) to the softmax, so that padded positions get 0.",
         "填充位置得到了权重：把掩码（enc.mask）交给 softmax，让填充位置的权重为 0。"),
