@@ -13,8 +13,8 @@ language, that the fields agree, and that every key used in ``helpers/`` exists 
 from __future__ import annotations
 
 import string
-from contextlib import contextmanager
 from collections.abc import Mapping
+from contextlib import contextmanager
 from typing import Iterator
 
 __all__ = ["LANGUAGES", "MESSAGES", "set_lang", "get_lang", "language", "t", "ordinal", "template_fields", "Labels"]
@@ -883,7 +883,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "plots.unseen_length": ("{bucket}\n(unseen length)", "{bucket}\n（训练中没见过的长度）"),
     "plots.source_length": ("source sentence length (words)", "源句长度（词数）"),
     "plots.by_length_title": ("{metric} by sentence length", "不同句长下的{metric}"),
-    "plots.budget_xlabel": ("training CPU seconds (one thread; numbers: steps)", "训练用的 CPU 秒数（单线程；点旁的数字是步数）"),
+    "plots.budget_xlabel": (
+        "training CPU seconds (one thread; numbers: steps)", "训练用的 CPU 秒数（单线程；点旁的数字是步数）"),
     "plots.chance": ("chance ({chance:.0f}%)", "随机猜测（{chance:.0f}%）"),
     "plots.probe_accuracy": ("probe accuracy (%)", "探针准确率（%）"),
     "plots.gradient_ylabel": ("|d loss / d first word| (log scale)", "|d 损失 / d 第一个词|（对数刻度）"),

@@ -506,14 +506,16 @@ class HeadExplorer(_ShowsWidget):
         self.n_heads = int(maps[("encoder", 0)].shape[1])
         style = {"description_width": "80px"}
         self.kind = W.Dropdown(options=[(label, k) for k, label in HEAD_KINDS.items()], value=kind,
-                               description=i18n.t("widgets.head_attention"), style=style, layout=W.Layout(width="420px"))
-        self.layer = W.IntSlider(value=1, min=1, max=self.n_layers, description=i18n.t("widgets.head_layer"), style=style,
-                                 disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
+                               description=i18n.t("widgets.head_attention"), style=style,
+                               layout=W.Layout(width="420px"))
+        self.layer = W.IntSlider(value=1, min=1, max=self.n_layers, description=i18n.t("widgets.head_layer"),
+                                 style=style, disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
         self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description=i18n.t("widgets.head_head"), style=style,
                                 layout=W.Layout(width="300px"))
         labels = [f"{i}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]
         self.sentence = W.Dropdown(options=[(lab if len(lab) < 80 else lab[:77] + "...", i)
-                                            for i, lab in enumerate(labels)], value=0, description=i18n.t("widgets.head_sentence"),
+                                            for i, lab in enumerate(labels)], value=0,
+                                   description=i18n.t("widgets.head_sentence"),
                                    style=style, layout=W.Layout(width="95%"))
         for control, css in ((self.kind, "head-kind"), (self.layer, "head-layer"), (self.head, "head-pick"),
                              (self.sentence, "head-sentence")):

@@ -19,7 +19,8 @@ IDS = [p.stem[:2] for p in CHAPTERS]
 PENDING = {}
 TRANSLATED = [p for p in CHAPTERS if p.stem[:2] not in PENDING]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-KEY_LITERAL = re.compile(r"""["']((?:core|describe|setup|widgets|plots|tables|training|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
+KEY_LITERAL = re.compile(
+    r"""["']((?:core|describe|setup|widgets|plots|tables|training|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
 
 
 @pytest.fixture(autouse=True)
@@ -405,13 +406,13 @@ def test_a_glossary_term_appears_in_the_zh_chapter_that_introduces_it(chapter, e
         assert chinese not in text, f"{paths[0].name} says {chinese!r} now: remove {english!r} from NOT_YET_IN_PROSE"
         return
     if chinese not in text and chapter not in TERM_CHECKED_CHAPTERS:   # its terms come next (see below)
-        pytest.skip(f"{paths[0].name} does not say {chinese!r} yet: the term table's fixes of chapter {chapter} come next")
+        pytest.skip(f"{paths[0].name} does not say {chinese!r} yet: chapter {chapter}'s term fixes come next")
     assert chinese in text, f"{paths[0].name} never says {chinese!r} ({english})"
 
 
 def test_the_glossary_has_one_chinese_term_per_concept():
     table = GLOSSARY.read_text(encoding="utf-8").split("## 统一译名", 1)[1]
-    rows = re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", table, flags=re.M)[1:]   # after the header (the rule has no spaces)
+    rows = re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", table, flags=re.M)[1:]   # after the header
     chosen = {zh_term for _, zh_term, _ in rows}
     avoided = {w.strip() for _, _, avoid in rows for w in avoid.split("、") if w.strip() not in ("—", "")}
     assert len(rows) >= 15 and not chosen & avoided
@@ -534,7 +535,7 @@ def test_the_term_table_lists_the_chosen_terms_and_their_alternates():
 
 
 def test_the_term_check_catches_every_alternate_and_passes_the_chosen_terms():
-    for _, chosen, avoid in term_table():
+    for _, _, avoid in term_table():
         for word in avoid:
             if "`" not in word:
                 assert alternates_in(f"前文{word}后文"), word

@@ -5,15 +5,12 @@ decoding-step viewer, translate_and_show, the head explorer, results_table, the 
 hint inside the unknown-word message."""
 import re
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import helpers  # noqa: E402
-from helpers import i18n  # noqa: E402
+import helpers
+from helpers import i18n
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -151,7 +151,8 @@ def vocabulary_hint(grammar: str = "rich", per_category: int = 5) -> str:
     parts = []
     for c, ws in cats.items():
         more = ", ..." if len(ws) > per_category else ""
-        parts.append(i18n.t("toylang.hint_part", label=_HINT_LABELS.get(c, c), words=", ".join(ws[:per_category]) + more))
+        words = ", ".join(ws[:per_category]) + more
+        parts.append(i18n.t("toylang.hint_part", label=_HINT_LABELS.get(c, c), words=words))
     return i18n.t("toylang.hint_sep").join(parts)
 
 
