@@ -903,7 +903,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "plots.metric_mass": ("attention mass on the gold words (%)", "落在标准对齐词上的注意力（%）"),
     "plots.unseen_length": ("{bucket}\n(unseen length)", "{bucket}\n（训练中没见过的长度）"),
     "plots.source_length": ("source sentence length (words)", "源句长度（词数）"),
-    "plots.by_length_title": ("{metric} by sentence length", "不同句长下的{metric}"),
+    "plots.by_length_title": ("{metric} by sentence length", "{metric}随句长的变化"),
     "plots.budget_xlabel": (
         "training CPU seconds (one thread; numbers: steps)", "训练用的 CPU 秒数（单线程；点旁的数字是步数）"),
     "plots.chance": ("chance ({chance:.0f}%)", "随机猜测（{chance:.0f}%）"),

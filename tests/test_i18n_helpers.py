@@ -68,7 +68,7 @@ def test_plot_quality_by_length_labels():
     en, zh = in_both(quality)
     assert en == ["BLEU (0-100) by sentence length", "", "source sentence length (words)", "BLEU (0-100)",
                   ["5-8", "9-12\n(unseen length)"], ["attention", "no attention"]]
-    assert zh[0] == "不同句长下的BLEU（0-100）" and zh[4][1] == "9-12\n（训练中没见过的长度）"
+    assert zh[0] == "BLEU（0-100）随句长的变化" and zh[4][1] == "9-12\n（训练中没见过的长度）"
     assert_chinese(en, zh, keep=("attention", "no attention"))
 
 
