@@ -11,7 +11,7 @@ from helpers.toylang.rich import (
     _PHRASAL_T,
     _RICH_CATEGORY,
     _RICH_WORDS,
-    TARGET_ROLE,
+    TARGET_ROLE,  # noqa: F401  (re-exported by helpers.toylang)
     _Flags,
     _parse_rich,
     _render,
