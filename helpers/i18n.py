@@ -846,6 +846,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the positional encodings tie each vector to its place: after the shuffle, a word carries a different "
         "position. What does that do to its scores?",
         "位置编码把每个向量和它的位置绑在一起：打乱之后，一个词带上了不同的位置。这对它的得分有什么影响？"),
+    "ch07.shuffle_not_invariant": (
+        "\"unchanged\" would mean every output stays where it was. Does it? Each word's output moves with its word, so "
+        "the outputs come out in the new order (equivariant, not invariant). Which is it, then: \"shuffled the same "
+        "way\" or \"changed\"?",
+        "“不变”意味着每个输出都留在原处。真是这样吗？每个词的输出跟着这个词一起移动，所以输出按新的顺序出来（等变，而不是不变）。"
+        "那么答案是 \"shuffled the same way\" 还是 \"changed\"？"),
     "ch07.shuffle_hint_set": (
         "without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word through the shuffle.",
         "没有位置信息时，有哪个得分 qᵢ·kⱼ 取决于词 j 站在哪里吗？跟着一个词走一遍打乱的过程。"),
