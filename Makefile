@@ -27,7 +27,8 @@ help:
 	@echo "make lint     ruff (pyflakes, pycodestyle, isort, bugbear) over the Python code"
 	@echo "make zh       rebuild the Chinese edition notebooks/zh/ from notebooks/ and i18n/zh/ (nothing is re-run)"
 	@echo "make zh-extract  add new and stale Markdown cells to i18n/zh/*.yml for translators"
-	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one)"
+	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one), and its"
+	@echo "             Chinese edition if the chapter runs in Chinese"
 	@echo "make evidence  run the multi-seed experiments once and write data/evidence/*.json (NAME=scorers for one)"
 	@echo "make bench    run the benchmarks and update README's Performance section"
 	@echo "make assignments  build student and autograder versions into assignments/dist/"
@@ -68,6 +69,7 @@ test-fast: $(STAMP)
 execute: $(STAMP)
 	$(BIN)/python -m helpers.devtools execute $(NB)
 	$(BIN)/python -m helpers.devtools.zh build
+	$(BIN)/python -m helpers.devtools.zh execute --skip-others $(NB)
 
 zh: $(STAMP)
 	$(BIN)/python -m helpers.devtools.zh build

@@ -22,6 +22,7 @@ class Chapter:
     question_zh: str
     target_seconds: int       # a fresh top-to-bottom run on the reference machine (benchmarks/run_notebooks.py)
     learner_minutes: int      # the author's estimate of a learner's time
+    runs_in_zh: bool = False  # its Chinese edition is executed in Chinese (`python -m helpers.devtools.zh execute`)
 
     @property
     def number(self) -> str:
@@ -41,19 +42,19 @@ class Assignment:
 CHAPTERS: tuple[Chapter, ...] = (
     Chapter("00_start_here.ipynb", "Start here",
             "Is my setup working, and how do I use this course?",
-            "从这里开始", "我的环境能正常运行吗？这门课该怎么用？", 120, 10),
+            "从这里开始", "我的环境能正常运行吗？这门课该怎么用？", 120, 10, runs_in_zh=True),
     Chapter("01_fixed_context_bottleneck.ipynb", "The fixed-context bottleneck",
             "Why does a fixed-size context vector fail on long sentences?",
             "固定上下文的瓶颈", "为什么固定大小的上下文向量在长句上会失效？", 120, 60),
     Chapter("02_attention_as_weighted_average.ipynb", "Attention as a weighted average",
             "How can a decoder look back at every input position?",
-            "注意力即加权平均", "解码器怎样回头看输入的每一个位置？", 120, 30),
+            "注意力即加权平均", "解码器怎样回头看输入的每一个位置？", 120, 30, runs_in_zh=True),
     Chapter("03_qkv_by_hand.ipynb", "Q, K and V by hand",
             "What exactly do Q, K and V compute? Do it by hand, then with sliders.",
-            "手算 Q、K、V", "查询、键、值究竟计算了什么？先手算，再用滑块。", 120, 45),
+            "手算 Q、K、V", "查询、键、值究竟计算了什么？先手算，再用滑块。", 120, 45, runs_in_zh=True),
     Chapter("04_scaled_dot_product_softmax_masking.ipynb", "Scaling, softmax and masks",
             "Why divide by √d_k, what does softmax do, and how do masks hide positions?",
-            "缩放、softmax 与掩码", "为什么要除以 √d_k？softmax 做了什么？掩码如何遮住位置？", 60, 60),
+            "缩放、softmax 与掩码", "为什么要除以 √d_k？softmax 做了什么？掩码如何遮住位置？", 60, 60, runs_in_zh=True),
     Chapter("05_attention_translation.ipynb", "Attention in translation",
             "Does attention really stop long sentences from collapsing? How is the decoder wired?",
             "翻译中的注意力", "注意力真的能让长句不再崩溃吗？解码器是怎样连接的？", 150, 75),

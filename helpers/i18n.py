@@ -62,14 +62,14 @@ def template_fields(template: str) -> set[str]:
 
 def ordinal(index: int) -> str:
     """A 0-based position as words in the current language: 0 -> "first" / "第 1 个"."""
-    if get_lang() == "zh":
-        return f"第 {index + 1} 个"
+    if get_lang() == "zh":   # 第一个 ... 第四个 for "first" ... "fourth", so no number appears that English lacks
+        return {0: "第一个", 1: "第二个", 2: "第三个", 3: "第四个"}.get(index, f"第 {index + 1} 个")
     return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
 
 
 # ------------------------------------------------------------------------------------------------ the catalogue
 # key: (English, Chinese). Keys are grouped by the module that uses them: core.*, describe.*, ch01.* ... ch08.*,
-# widgets.*, setup.*.
+# widgets.*, plots.*, setup.*.
 MESSAGES: dict[str, tuple[str, str]] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.lang": (" | lang {code}", " | 语言 {code}"),
@@ -157,7 +157,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{ordinal}键的权重最大（{share:.2f}），但还不到一半：给它一半以上的权重。"),
     "core.most_on_answer": (
         "any weights with more than 0.5 at position {position}",
-        "任何在位置 {position} 上大于 0.5 的权重"),
+        "超过 0.5 的权重放在位置 {position} 上的任何一组权重"),
     "core.distribution_ok": (
         "`{name}` form a probability distribution over the keys.",
         "`{name}` 构成了键上的一个概率分布。"),
@@ -904,11 +904,37 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "count the four projections W_Q, W_K, W_V, W_O and their biases.",
         "数一数四个投影 W_Q、W_K、W_V、W_O 以及它们的偏置。"),
     "ch07.count_hint": ("count the four projections W_Q, W_K, W_V, W_O.", "数一数四个投影 W_Q、W_K、W_V、W_O。"),
+    # ------------------------------------------------------------------ plots: default labels (helpers.plotting)
+    "plots.attention_title": ("Attention weights", "注意力权重"),
+    "plots.attention_xlabel": ("keys (attended positions)", "键（被关注的位置）"),
+    "plots.queries": ("queries", "查询"),
+    "plots.keys": ("keys", "键"),
+    "plots.weight_01": ("weight (0-1)", "权重（0-1）"),
+    "plots.mask_title": ("Mask", "掩码"),
+    "plots.mask_legend": ("(blue: visible, grey: hidden)", "（蓝：可见，灰：遮住）"),
+    "plots.lookback_title": ("The decoder looks back at every input word", "解码器回头看每一个输入词"),
+    "plots.lookback_encoder": ("encoder\n(input words)", "编码器\n（输入词）"),
+    "plots.lookback_decoder": ("decoder\n(output steps)", "解码器\n（输出步）"),
+    "plots.lookback_step": ("{token}\n(step {step})", "{token}\n（第 {step} 步）"),
+    "plots.lookback_legend": ("line width = attention weight", "线宽 = 注意力权重"),
+    "plots.explorer_vectors": ("Q and the keys", "Q 与各个键"),
+    "plots.explorer_scores": ("raw scores Q·K", "原始得分 Q·K"),
+    "plots.explorer_score": ("score", "得分"),
+    "plots.explorer_weights": ("softmax weights", "softmax 权重"),
+    "plots.explorer_value_dim": ("value dimension {n}", "值的第 {n} 维"),
+    "plots.explorer_context": ("context = Σ weight·V", "上下文 = Σ 权重·V"),
+    "plots.explorer_unscaled": ("no √d_k", "不除以 √d_k"),
+    "plots.explorer_softmax": (
+        "softmax(score × {factor:.3f}): {how}, T = {temperature:.2f}",
+        "softmax(得分 × {factor:.3f})：{how}，T = {temperature:.2f}"),
     # --------------------------------------------------------------------------- widgets: labels and readouts
     "widgets.qk_readout": (
         "weights: {parts}<br>context: [{context}]",
         "注意力权重：{parts}<br>上下文向量：[{context}]"),
     "widgets.move_key": ("move key", "移动键"),
+    "widgets.slider_check": (
+        "SliderCheck(a slider x = {value} and its square: {square})",
+        "SliderCheck（滑块 x = {value}，它的平方：{square}）"),
     "widgets.divide_scores": ("divide scores by √d_k", "得分除以 √d_k"),
     "widgets.temperature": ("temperature", "温度"),
     "widgets.query": ("Query", "查询"),

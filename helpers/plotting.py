@@ -6,6 +6,7 @@ directly for a static picture.
 from __future__ import annotations
 
 import io
+import logging
 import math
 from typing import Sequence
 
@@ -20,6 +21,7 @@ from matplotlib.lines import Line2D
 from PIL import Image as PILImage
 
 from helpers import to_numpy
+from helpers.i18n import t
 
 __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
@@ -62,16 +64,28 @@ def cjk_font_path():
     return Path(mplfonts.__file__).parent / "fonts" / CJK_FONT_FILE
 
 
+def _not_a_missing_weight(record: logging.LogRecord) -> bool:
+    """False for matplotlib's "Failed to find font weight bold" warning (the Chinese font has one weight)."""
+    return "Failed to find font weight" not in str(record.msg)
+
+
+_ONE_WEIGHT = _not_a_missing_weight
+
+
 def use_course_style(lang: str = "en") -> None:
     """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure.
 
     lang="zh" also registers the Chinese font: Latin letters keep DejaVu Sans, and every character it lacks falls
-    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback).
+    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback). The font has one weight, so Chinese in a
+    bold title is drawn regular; matplotlib's warning about that would land in the notebook's output, and is muted.
     """
     mpl.rcParams.update(COURSE_STYLE)
     if lang == "zh":
         from matplotlib import font_manager
 
+        log = logging.getLogger("matplotlib.font_manager")
+        if _ONE_WEIGHT not in log.filters:
+            log.addFilter(_ONE_WEIGHT)
         path = str(cjk_font_path())
         font_manager.fontManager.addfont(path)
         mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]
@@ -100,16 +114,20 @@ def plot_attention(
     keys: Sequence[str] | None = None,
     queries: Sequence[str] | None = None,
     ax=None,
-    title: str = "Attention weights",
-    xlabel: str = "keys (attended positions)",
-    ylabel: str = "queries",
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
     annotate: bool | None = None,
     colorbar: bool = True,
 ):
     """Draw attention weights as a heatmap: keys on x, queries on y, tokens as ticks, colour fixed to 0-1.
 
-    weights: (n_queries, n_keys), a tensor or array. Returns the matplotlib Axes.
+    weights: (n_queries, n_keys), a tensor or array. title, xlabel, ylabel: None gives the default in the current
+    language ("Attention weights", "keys (attended positions)", "queries"). Returns the matplotlib Axes.
     """
+    title = t("plots.attention_title") if title is None else title
+    xlabel = t("plots.attention_xlabel") if xlabel is None else xlabel
+    ylabel = t("plots.queries") if ylabel is None else ylabel
     w = to_numpy(weights)
     if w.ndim != 2:
         raise ValueError(f"plot_attention expects weights of shape (n_queries, n_keys); got shape {tuple(w.shape)}")
@@ -132,7 +150,7 @@ def plot_attention(
                 ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center",
                         color="white" if w[i, j] < 0.6 else "black", fontsize=8)
     if colorbar:
-        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="weight (0-1)")
+        ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label=t("plots.weight_01"))
     return ax
 
 
@@ -141,11 +159,14 @@ def plot_mask(
     keys: Sequence[str] | None = None,
     queries: Sequence[str] | None = None,
     ax=None,
-    title: str = "Mask",
-    xlabel: str = "keys",
-    ylabel: str = "queries",
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
 ):
     """Draw a boolean mask as a two-colour grid (blue visible, grey hidden), token ticks.  mask (n_q, n_k) -> Axes"""
+    title = t("plots.mask_title") if title is None else title
+    xlabel = t("plots.keys") if xlabel is None else xlabel
+    ylabel = t("plots.queries") if ylabel is None else ylabel
     m = to_numpy(mask)
     if m.ndim != 2:
         raise ValueError(f"plot_mask expects a mask of shape (n_queries, n_keys); got shape {tuple(m.shape)}")
@@ -160,20 +181,22 @@ def plot_mask(
     ax.set_yticks(np.arange(-0.5, n_q), minor=True)
     ax.grid(which="minor", color="white", linewidth=1)
     ax.tick_params(which="minor", length=0)
-    ax.set_xlabel(f"{xlabel}\n(blue: visible, grey: hidden)")
+    ax.set_xlabel(f"{xlabel}\n{t('plots.mask_legend')}")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     return ax
 
 
 def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
-                  title: str = "The decoder looks back at every input word",
-                  row_labels: Sequence[str] = ("encoder\n(input words)", "decoder\n(output steps)")):
+                  title: str | None = None, row_labels: Sequence[str] | None = None):
     """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight,
     with a legend of three sample widths (weights 0.1, 0.5 and 1) under the picture.
 
-    weights: (n_targets, n_sources), each row summing to 1. row_labels: (bottom row, top row). Returns the Axes.
+    weights: (n_targets, n_sources), each row summing to 1. row_labels: (bottom row, top row). title and
+    row_labels: None gives the defaults in the current language. Returns the Axes.
     """
+    title = t("plots.lookback_title") if title is None else title
+    row_labels = (t("plots.lookback_encoder"), t("plots.lookback_decoder")) if row_labels is None else row_labels
     w = to_numpy(weights)
     if w.shape != (len(targets), len(sources)):
         raise ValueError(f"weights have shape {w.shape}; expected (n_targets, n_sources) = "
@@ -182,22 +205,22 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
         _, ax = plt.subplots(figsize=(max(4.5, 1.1 * max(len(sources), len(targets))), 3.0))
     xs = np.linspace(0, 1, len(sources)) if len(sources) > 1 else np.array([0.5])
     xt = np.linspace(0, 1, len(targets)) if len(targets) > 1 else np.array([0.5])
-    for t in range(len(targets)):
-        colour = KEY_COLOURS[t % len(KEY_COLOURS)]
+    for j in range(len(targets)):
+        colour = KEY_COLOURS[j % len(KEY_COLOURS)]
         for s in range(len(sources)):
-            ax.plot([xt[t], xs[s]], [1, 0], color=colour, lw=_lookback_width(w[t, s]),
-                    alpha=0.15 + 0.85 * w[t, s], solid_capstyle="round")
+            ax.plot([xt[j], xs[s]], [1, 0], color=colour, lw=_lookback_width(w[j, s]),
+                    alpha=0.15 + 0.85 * w[j, s], solid_capstyle="round")
     for x, tok in zip(xs, sources, strict=False):
         ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
-    for t, (x, tok) in enumerate(zip(xt, targets, strict=False)):
-        ax.text(x, 1.08, f"{tok}\n(step {t + 1})", ha="center", va="bottom", fontsize=9,
-                color=KEY_COLOURS[t % len(KEY_COLOURS)], fontweight="bold")
+    for j, (x, tok) in enumerate(zip(xt, targets, strict=False)):
+        ax.text(x, 1.08, t("plots.lookback_step", token=tok, step=j + 1), ha="center", va="bottom", fontsize=9,
+                color=KEY_COLOURS[j % len(KEY_COLOURS)], fontweight="bold")
     ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
     ax.set_yticks([0, 1], list(row_labels))
     ax.set_xticks([])
     samples = (0.1, 0.5, 1.0)
     handles = [Line2D([], [], color="0.35", lw=_lookback_width(v), alpha=0.15 + 0.85 * v) for v in samples]
-    ax.legend(handles, [f"{v:g}" for v in samples], title="line width = attention weight", ncol=3,
+    ax.legend(handles, [f"{v:g}" for v in samples], title=t("plots.lookback_legend"), ncol=3,
               loc="upper center", bbox_to_anchor=(0.5, 0.0), handlelength=2.5, fontsize=9, title_fontsize=9)
     for side in ("left", "bottom"):
         ax.spines[side].set_visible(False)
@@ -434,8 +457,8 @@ def draw_decoding_steps(source: Sequence[str], output: Sequence[str], weights, s
     rows = math.ceil(len(steps) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(max(5.0, 0.45 * len(source) + 1.5) * columns, 3.4 * rows),
                              squeeze=False, layout="constrained")
-    for ax, t in zip(axes.ravel(), steps, strict=False):
-        draw_decoding_step(source, output, weights, t, ax=ax)
+    for ax, step in zip(axes.ravel(), steps, strict=False):
+        draw_decoding_step(source, output, weights, step, ax=ax)
     for ax in axes.ravel()[len(steps):]:
         ax.set_visible(False)
     return fig
@@ -625,7 +648,7 @@ class _ExplorerView:
         # 1. vectors: Q and the keys as arrows from the origin
         pad = limit * 1.25
         ax_vec.set(xlim=(-pad, pad), ylim=(-pad, pad), aspect="equal", xlabel="x", ylabel="y",
-                   title="Q and the keys")
+                   title=t("plots.explorer_vectors"))
         ax_vec.axhline(0, color="0.85", lw=0.8, zorder=0)
         ax_vec.axvline(0, color="0.85", lw=0.8, zorder=0)
         self.key_arrows, self.key_labels = [], []
@@ -641,14 +664,14 @@ class _ExplorerView:
 
         # 2. raw scores Q·K on a fixed axis (the largest possible |Q·K| for the slider range)
         top = 2 * limit * limit * 1.1
-        ax_score.set(ylim=(-top, top), title="raw scores Q·K", ylabel="score")
+        ax_score.set(ylim=(-top, top), title=t("plots.explorer_scores"), ylabel=t("plots.explorer_score"))
         ax_score.axhline(0, color="0.5", lw=0.8)
         self.score_bars = ax_score.bar(range(n), np.zeros(n), color=colours)
         self.score_texts = [ax_score.text(i, 0, "", ha="center", fontsize=9) for i in range(n)]
         ax_score.set_xticks(range(n), self.names)
 
         # 3. softmax weights on a FIXED 0-1 axis
-        ax_w.set(ylim=(0, 1.12), ylabel="weight (0-1)", title="softmax weights")
+        ax_w.set(ylim=(0, 1.12), ylabel=t("plots.weight_01"), title=t("plots.explorer_weights"))
         self.weight_bars = ax_w.bar(range(n), np.zeros(n), color=colours)
         self.weight_texts = [ax_w.text(i, 0, "", ha="center", va="bottom", fontsize=9) for i in range(n)]
         ax_w.set_xticks(range(n), self.names)
@@ -659,7 +682,8 @@ class _ExplorerView:
         span = np.maximum(hi - lo, 0.2)
         ax_ctx.set(xlim=(lo[0] - 0.25 * span[0], hi[0] + 0.25 * span[0]),
                    ylim=(lo[1] - 0.25 * span[1], hi[1] + 0.25 * span[1]),
-                   xlabel="value dimension 1", ylabel="value dimension 2", title="context = Σ weight·V")
+                   xlabel=t("plots.explorer_value_dim", n=1), ylabel=t("plots.explorer_value_dim", n=2),
+                   title=t("plots.explorer_context"))
         self.mix_lines = LineCollection(np.zeros((n, 2, 2)), colors=colours, alpha=0.6, zorder=1)
         ax_ctx.add_collection(self.mix_lines)
         self.v_points = ax_ctx.scatter(values[:, 0], values[:, 1], s=90, c=colours, marker="s", zorder=2)
@@ -696,8 +720,9 @@ class _ExplorerView:
             bar.set_height(w[i])
             text.set_text(f"{w[i]:.4f}")
             text.set_position((i, w[i] + 0.01))
-        how = f"÷√{len(q)}" if state["scale"] else "no √d_k"
-        self.softmax_text.set_text(f"softmax(score × {state['factor']:.3f}): {how}, T = {state['temperature']:.2f}")
+        how = f"÷√{len(q)}" if state["scale"] else t("plots.explorer_unscaled")
+        self.softmax_text.set_text(t("plots.explorer_softmax", factor=state["factor"], how=how,
+                                     temperature=state["temperature"]))
         c = state["context"]
         self.mix_lines.set_segments([[c, v] for v in state["values"]])
         self.mix_lines.set_linewidths(0.5 + 9 * w)

@@ -384,7 +384,7 @@ class SliderCheck(_ShowsWidget):
         self.square.value = f"x² = {self.slider.value ** 2}"
 
     def __repr__(self) -> str:
-        return f"SliderCheck(a slider x = {self.slider.value} and its square: {self.square.value})"
+        return i18n.t("widgets.slider_check", value=self.slider.value, square=self.square.value)
 
 
 class DecodingStepViewer(_ShowsWidget):

@@ -19,7 +19,7 @@ IDS = [p.stem[:2] for p in CHAPTERS]
 PENDING = {}
 TRANSLATED = [p for p in CHAPTERS if p.stem[:2] not in PENDING]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-KEY_LITERAL = re.compile(r"""["']((?:core|describe|setup|widgets|ch\d\d)\.[a-z0-9_]+)["']""")
+KEY_LITERAL = re.compile(r"""["']((?:core|describe|setup|widgets|plots|ch\d\d)\.[a-z0-9_]+)["']""")
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +61,7 @@ def test_t_fills_the_current_language_and_rejects_unknown_keys_and_languages():
     assert i18n.t("core.nan", name="w") == "`w` contains NaN or infinity."
     with i18n.language("zh"):
         assert i18n.t("core.nan", name="w") == "`w` 里有 NaN 或无穷大。"
-        assert i18n.ordinal(1) == "第 2 个"
+        assert i18n.ordinal(1) == "第二个" and i18n.ordinal(4) == "第 5 个"   # "number 5" in English
     assert i18n.get_lang() == "en" and i18n.ordinal(1) == "second"
     with pytest.raises(KeyError, match="no message 'core.nope'"):
         i18n.t("core.nope")
@@ -90,9 +90,9 @@ def test_checkers_speak_chinese_after_setup(capsys):
     helpers.setup(lang="zh", quiet=True)
     assert check_weights([0.8, 0.1, 0.1], most_on=1) is False
     first = capsys.readouterr().out
-    assert first.startswith("还不对：") and "第 1 个键" in first and "第二次答错时会显示答案" in first
+    assert first.startswith("还不对：") and "第一个键" in first and "第二次答错时会显示答案" in first
     check_weights([0.8, 0.1, 0.1], most_on=1)
-    assert "正确答案：任何在位置 1 上大于 0.5 的权重。" in capsys.readouterr().out
+    assert "正确答案：超过 0.5 的权重放在位置 1 上的任何一组权重。" in capsys.readouterr().out
     helpers.setup(lang="en", quiet=True)
     assert check_weights([0.1, 0.8, 0.1], most_on=1) is True
     assert capsys.readouterr().out.startswith("Correct: ")
@@ -161,19 +161,139 @@ def test_the_builder_is_deterministic(tmp_path):
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
-def test_code_cells_are_identical_but_for_the_setup_line(path):
+def test_code_cells_are_identical_but_for_the_setup_line_and_the_translated_texts(path):
+    """A chapter not run in Chinese: the English code and outputs. One run in Chinese: the English code but for
+    its translation pairs (undoing them, last first, gives the English source back), and its own outputs."""
     en = nbformat.read(path, as_version=4)
     other = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
     assert [(c.cell_type, c.id) for c in en.cells] == [(c.cell_type, c.id) for c in other.cells]
+    pairs = {e["id"]: e["pairs"] for e in zh.load_catalogue(zh.catalogue_path(path))["code"]}
+    runs = zh.runs_in_zh(path)
     for i, (a, b) in enumerate(zip(en.cells, other.cells, strict=True)):
         if a.cell_type != "code":
             continue
         source = a.source.replace(zh.EN_SETUP_LINE, zh.ZH_SETUP_LINE) if i == next(
             k for k, c in enumerate(en.cells) if c.cell_type == "code") else a.source
-        assert b.source == source, f"{path.name} cell {i}: code differs"
-        assert (b.outputs, b.execution_count, b.metadata) == (a.outputs, a.execution_count, a.metadata), \
-            f"{path.name} cell {i}: outputs or metadata differ"
+        undone = b.source
+        for pair in reversed(pairs.get(a.id, []) if runs else []):
+            undone = undone.replace(pair["zh"], pair["en"])
+        assert undone == source, f"{path.name} cell {i}: code differs"
+        assert b.metadata == a.metadata, f"{path.name} cell {i}: metadata differs"
+        if not runs:
+            assert (b.outputs, b.execution_count) == (a.outputs, a.execution_count), f"{path.name} cell {i}: outputs"
     assert other.metadata["learning_to_attend"]["edition"] == "zh"
+
+
+# ---------------------------------------------------------------- the chapters that run in Chinese
+RUN_IN_ZH = [p for p in CHAPTERS if zh.runs_in_zh(p)]
+NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:[.,]\d+)*(?:e[+-]?\d+)?%?")
+
+
+def test_some_chapters_run_in_chinese_and_the_readme_names_them():
+    assert RUN_IN_ZH, "no chapter has runs_in_zh=True in helpers/course.py"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = re.search(r"Chapters that run in Chinese: ([0-9, and]+)\.", readme)
+    assert named, "README.md must say which chapters run in Chinese ('Chapters that run in Chinese: 00, 02 ...')"
+    assert re.findall(r"\d\d", named.group(1)) == [p.stem[:2] for p in RUN_IN_ZH]
+
+
+@pytest.mark.parametrize("path", RUN_IN_ZH, ids=[p.stem[:2] for p in RUN_IN_ZH])
+def test_a_chapter_run_in_chinese_was_run_from_its_current_code(path):
+    nb = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    run = nb.metadata["learning_to_attend"].get("zh_run")
+    command = f"`python -m helpers.devtools.zh execute {path.stem[:2]}`"
+    assert run, f"{path.name} runs in Chinese but has no Chinese run: {command}"
+    assert run["code_hash"] == zh.code_hash(nb), (
+        f"{path.name}: its code changed since its Chinese run: {command}")
+    assert any(CJK.search(_output_text(c)) for c in nb.cells if c.cell_type == "code"), "no Chinese in its outputs"
+
+
+def _output_text(cell) -> str:
+    """The text a code cell shows (streams, plain text, Markdown, HTML; not images or widget views)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append(out["text"])
+        for kind in ("text/plain", "text/markdown", "text/html"):
+            if kind in out.get("data", {}):
+                parts.append(out["data"][kind])
+    return "\n".join(parts)
+
+
+def numbers_that_differ(en, other) -> list[str]:
+    """Code cells (by id) whose outputs do not show the same numbers in the same order in both notebooks; cells
+    marked NBVAL_IGNORE_OUTPUT are left out, as nbval leaves them out."""
+    theirs = {c.id: c for c in other.cells if c.cell_type == "code"}
+    found = []
+    for cell in en.cells:
+        if cell.cell_type != "code" or "NBVAL_IGNORE_OUTPUT" in cell.source:
+            continue
+        a, b = NUMBER.findall(_output_text(cell)), NUMBER.findall(_output_text(theirs[cell.id]))
+        if a != b:
+            found.append(f"{cell.id}: {a} vs {b}")
+    return found
+
+
+@pytest.mark.parametrize("path", RUN_IN_ZH, ids=[p.stem[:2] for p in RUN_IN_ZH])
+def test_every_number_in_a_zh_output_equals_the_english_one(path):
+    differ = numbers_that_differ(nbformat.read(path, as_version=4), nbformat.read(zh.ZH_DIR / path.name, as_version=4))
+    assert not differ, f"{path.name}: the editions disagree (numbers in order, per output cell): {differ}"
+
+
+def test_a_changed_number_or_a_reordered_one_is_caught():
+    path = RUN_IN_ZH[-1]
+    en, other = nbformat.read(path, as_version=4), nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    assert numbers_that_differ(en, other) == []
+    cell = next(c for c in other.cells if c.cell_type == "code" and c.outputs and "NBVAL_IGNORE_OUTPUT" not in c.source
+                and len(set(NUMBER.findall(c.outputs[0].get("text", "")))) > 1)
+    text = cell.outputs[0]["text"]
+    first, second = list(NUMBER.finditer(text))[:2]
+    changed = text[:first.start()] + first.group(0) + "1" + text[first.end():]                 # 0.467 -> 0.4671
+    swapped = (text[:first.start()] + second.group(0) + text[first.end():second.start()] + first.group(0)
+               + text[second.end():])                                                         # two numbers swapped
+    for wrong in (changed, swapped):
+        cell.outputs[0]["text"] = wrong
+        assert [d.split(":")[0] for d in numbers_that_differ(en, other)] == [cell.id], wrong
+    cell.outputs[0]["text"] = text.replace("，", ", ")                                           # words may change
+    assert numbers_that_differ(en, other) == []
+
+
+def test_the_builder_refuses_a_pair_whose_english_is_gone_and_extract_marks_the_cell_stale(tmp_path, monkeypatch):
+    catalogues = tmp_path / "i18n"
+    shutil.copytree(zh.CATALOGUE_DIR, catalogues)
+    monkeypatch.setattr(zh, "CATALOGUE_DIR", catalogues)
+    source = tmp_path / "00_start_here.ipynb"
+    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and '"All pinned versions are installed."' in c.source)
+    cell.source = cell.source.replace("All pinned versions are installed.", "Every pin is installed.")
+    nbformat.write(nb, source)
+    assert zh.chapter_status(source)[cell.id] == "stale"
+    with pytest.raises(ValueError, match=r"code cell d6101507: the English text '\"All pinned versions are installed"):
+        zh.build_notebook(source)
+    assert zh.extract_notebook(source) == {"new": 0, "stale": 1, "moved": 0}
+    entry = next(e for e in zh.load_catalogue(zh.catalogue_path(source))["code"] if e["id"] == cell.id)
+    assert entry["todo"] == "stale" and entry["hash"] == zh.text_hash(cell.source)
+    entry_text = zh.catalogue_path(source).read_text(encoding="utf-8")
+    fixed = entry_text.replace('"All pinned versions are installed."', '"Every pin is installed."').replace(
+        f"  hash: {entry['hash']}\n  todo: stale\n", f"  hash: {entry['hash']}\n")
+    zh.catalogue_path(source).write_text(fixed, encoding="utf-8")
+    assert zh.chapter_status(source)[cell.id] == "ok"
+    built = nbformat.reads(zh.build_notebook(source), as_version=4)
+    assert '"固定的版本都已安装。"' in next(c for c in built.cells if c.id == cell.id).source
+
+
+def test_speaks_finds_learner_text_and_not_code():
+    assert zh.speaks('print("most weight on:", w)') and zh.speaks('ax.set(title="The same weights")')
+    assert zh.speaks("%matplotlib inline\nprint('done')")
+    assert not zh.speaks('x = d["unscaled"]  # a comment with words\ndef f():\n    """A docstring here."""')
+    assert not zh.speaks("print(x)") and not zh.speaks("this is not python (")
+
+
+def test_execute_refuses_a_chapter_that_does_not_run_in_chinese():
+    other = [p for p in CHAPTERS if not zh.runs_in_zh(p)]
+    if other:
+        with pytest.raises(ValueError, match="not run in Chinese; set runs_in_zh=True"):
+            zh.execute(other[:1])
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
@@ -314,3 +434,32 @@ def test_bold_labels_render_in_the_chinese_texts():
     texts = [*sorted((ROOT / "i18n" / "zh").glob("*.yml")), *sorted(companion.glob("*.md")), ROOT / "README.zh.md"]
     bad = {p.name: found for p in texts if (found := bold_that_does_not_render(p.read_text(encoding="utf-8")))}
     assert not bad, f"write a space after these bold labels: {bad}"
+
+
+def test_plot_helpers_label_in_the_current_language_and_english_is_unchanged():
+    import matplotlib.pyplot as plt
+
+    from helpers.plotting import draw_explorer, draw_lookback, plot_attention, plot_mask
+    from helpers.widgets import explorer_state
+
+    def labels():
+        fig, (a, b, c) = plt.subplots(1, 3)
+        plot_attention([[0.5, 0.5]], ax=a)
+        plot_mask([[True, False]], ax=b)
+        draw_lookback([[0.5, 0.5]], ["x", "y"], ["z"], ax=c)
+        found = [a.get_title(), a.get_xlabel(), a.get_ylabel(), b.get_title(), b.get_xlabel(), c.get_title(),
+                 [t.get_text() for t in c.get_yticklabels()], c.get_legend().get_title().get_text()]
+        explorer = draw_explorer(explorer_state([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]]))
+        found += [ax.get_title() for ax in explorer.axes]
+        plt.close("all")
+        return found
+
+    assert labels() == ["Attention weights", "keys (attended positions)", "queries", "Mask",
+                        "keys\n(blue: visible, grey: hidden)", "The decoder looks back at every input word",
+                        ["encoder\n(input words)", "decoder\n(output steps)"], "line width = attention weight",
+                        "Q and the keys", "raw scores Q·K", "softmax weights", "context = Σ weight·V"]
+    helpers.setup(lang="zh", quiet=True)    # registers the Chinese font, as a zh notebook's first cell does
+    assert labels() == ["注意力权重", "键（被关注的位置）", "查询", "掩码", "键\n（蓝：可见，灰：遮住）",
+                        "解码器回头看每一个输入词", ["编码器\n（输入词）", "解码器\n（输出步）"], "线宽 = 注意力权重",
+                        "Q 与各个键", "原始得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
+    helpers.setup(lang="en", quiet=True)
