@@ -43,6 +43,7 @@ __all__ = [
     "additive_attention_bytes",
     "smallest_over",
     "format_bytes",
+    "seed_module_verdict",
     "SeedBahdanauAttention",
     "decoder_loop_memory",
     "fit_quadratic",
@@ -334,6 +335,39 @@ def fit_quadratic(ns: Iterable[float], values: Iterable[float]) -> tuple[float, 
     return float(a), float(b), float(c)
 
 
+def seed_module_verdict(per_pair: dict, at_doc: dict, first_n_over: dict, summary_bytes: float, n_doc: int,
+                        n_summary: int, limit_bytes: float, batch: int = 1) -> str:
+    """Markdown: the seed's module against the course's scorer, from {("seed" | "ours", h): value} measurements."""
+    sizes = sorted({h for _, h in per_pair}, reverse=True)
+    if {(name, h) for name in ("seed", "ours") for h in sizes} != set(per_pair) or len(sizes) < 2:
+        raise ValueError(f"per_pair needs ('seed', h) and ('ours', h) for at least two sizes h; got {sorted(per_pair)}")
+    big, small = sizes[0], sizes[-1]
+    ratio = {h: per_pair["seed", h] / per_pair["ours", h] for h in sizes}
+    limit = format_bytes(limit_bytes)
+    text = (f"Measured, not argued: trained as a decoder uses it, seed 003's module keeps {per_pair['seed', big]:.0f} "
+            f"float32 numbers per (query, key) pair at h = {big} and the course's scorer {per_pair['ours', big]:.0f}, "
+            f"{ratio[big]:.1f} times fewer ({ratio[small]:.1f} at h = {small}). The seed's `Linear` keeps its input, "
+            "the repeated decoder state concatenated with the encoder output (2h numbers per pair), and its tanh its "
+            f"output (h more): 3h = {3 * big} at h = {big}. The course's scorer projects the state and the encoder "
+            "outputs first and adds them, so only the tanh's output (h) grows with n_q × n_k. Extrapolated by the "
+            f"fitted curves, translating a {n_doc:,}-word document (n_q = n_k) needs "
+            f"{format_bytes(at_doc['seed', big])} in training with the seed's module at h = {big} (over {limit} from "
+            f"n = {first_n_over['seed', big]:,} on) and {format_bytes(at_doc['seed', small])} at h = {small}; the "
+            f"course's scorer needs {format_bytes(at_doc['ours', big])} at h = {big} (over {limit} from "
+            f"n = {first_n_over['ours', big]:,} on). A {n_summary}-word summary of the same document needs "
+            f"{format_bytes(summary_bytes)} with the seed's module at h = {big}. ")
+    if at_doc["seed", big] > limit_bytes:
+        text += (f"So the practitioner's 24 GB is what their own module costs when it is trained on one "
+                 f"{n_doc:,}-word document, batch {batch}, at h = {big}, if the decoder writes about as many words "
+                 "as it reads"
+                 + (f"; the course's scorer stays under {limit} there." if at_doc["ours", big] <= limit_bytes
+                    else f"; the course's scorer passes {limit} too."))
+    else:
+        text += (f"So at these sizes even the seed's module stays under {limit} for one {n_doc:,}-word document, "
+                 f"batch {batch}: the practitioner's 24 GB needs a larger batch, hidden size or document.")
+    return text
+
+
 def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,
                       repeats: int = 5, rss: bool = False) -> dict[str, dict[str, list]]:
     """Time (median wall and CPU seconds) and peak tracked memory of attention functions f(Q, K, V) at each n.
@@ -360,17 +394,29 @@ def measure_attention(functions: dict[str, Callable], ns: Iterable[int], d: int 
 
 
 def time_attention(functions: dict[str, Callable], ns: Iterable[int], d: int = 64, batch: int = 1, heads: int = 1,
-                   repeats: int = 5, min_seconds: float = 0.05) -> dict[str, dict[str, list]]:
+                   repeats: int = 5, min_seconds: float = 0.05, sweeps: int = 1) -> dict[str, dict[str, list]]:
     """Seconds per call (median wall and CPU, see time_per_call) of attention functions f(Q, K, V) at each n.
 
-    Q, K, V: (batch, heads, n, d) float32. Returns {name: {'n': [...], 'wall': [...], 'cpu': [...]}}.
+    Q, K, V: (batch, heads, n, d) float32. The whole sweep over `ns` runs `sweeps` times, so that a slow moment of
+    a shared machine falls into one sweep. Returns {name: {'n': [...], 'wall': [...], 'cpu': [...] (median over
+    the sweeps), 'wall_sweeps', 'cpu_sweeps': [[one value per n] per sweep]}}.
     """
-    results = {name: {"n": [], "wall": [], "cpu": []} for name in functions}
-    for n in ns:
-        Q, K, V = random_qkv(n, d, batch, heads)
-        for name, f in functions.items():
-            timing = time_per_call(lambda f=f, Q=Q, K=K, V=V: f(Q, K, V), min_seconds=min_seconds, repeats=repeats)
-            for key in ("wall", "cpu"):
-                results[name][key].append(timing[key])
-            results[name]["n"].append(n)
+    if sweeps < 1:
+        raise ValueError(f"sweeps must be at least 1, got {sweeps}")
+    ns = list(ns)
+    results = {name: {"n": list(ns), "wall_sweeps": [], "cpu_sweeps": []} for name in functions}
+    inputs = {n: random_qkv(n, d, batch, heads) for n in ns}
+    for _ in range(sweeps):
+        for row in results.values():
+            row["wall_sweeps"].append([])
+            row["cpu_sweeps"].append([])
+        for n in ns:
+            Q, K, V = inputs[n]
+            for name, f in functions.items():
+                timing = time_per_call(lambda f=f, Q=Q, K=K, V=V: f(Q, K, V), min_seconds=min_seconds, repeats=repeats)
+                for key in ("wall", "cpu"):
+                    results[name][f"{key}_sweeps"][-1].append(timing[key])
+    for row in results.values():
+        for key in ("wall", "cpu"):
+            row[key] = [statistics.median(values) for values in zip(*row[f"{key}_sweeps"], strict=True)]
     return results

@@ -149,6 +149,45 @@ def test_time_attention_returns_one_row_per_size_and_function():
         assert all(0 < t < 0.1 for t in res[name]["cpu"])
 
 
+def test_time_attention_sweeps_are_kept_and_their_median_is_the_time(monkeypatch):
+    calls = iter([0.003, 0.001, 0.002, 0.003] * 3)          # three sweeps x (two sizes x two functions), in order
+    monkeypatch.setattr(cost, "time_per_call", lambda fn, min_seconds, repeats: {"wall": 1.0, "cpu": next(calls)})
+    res = cost.time_attention({"a": None, "b": None}, [8, 16], d=4, sweeps=3)
+    assert res["a"]["cpu_sweeps"] == [[0.003, 0.002], [0.003, 0.002], [0.003, 0.002]]   # sweep 1: a8, b8, a16, b16...
+    assert res["b"]["cpu_sweeps"] == [[0.001, 0.003], [0.001, 0.003], [0.001, 0.003]]
+    assert res["a"]["cpu"] == [0.003, 0.002] and res["a"]["wall"] == [1.0, 1.0] and res["a"]["n"] == [8, 16]
+    with pytest.raises(ValueError, match="sweeps"):
+        cost.time_attention({"a": None}, [8], sweeps=0)
+
+
+def test_time_attention_takes_the_median_over_sweeps(monkeypatch):
+    calls = iter([5.0, 1.0, 3.0])                          # one size, one function, three sweeps: median 3, not mean
+    monkeypatch.setattr(cost, "time_per_call", lambda fn, min_seconds, repeats: {"wall": 0.0, "cpu": next(calls)})
+    assert cost.time_attention({"a": None}, [8], d=4, sweeps=3)["a"]["cpu"] == [3.0]
+
+
+def _seed_module_inputs(seed_doc_bytes):
+    per_pair = {("seed", 256): 771.0, ("ours", 256): 260.0, ("seed", 64): 196.5, ("ours", 64): 69.0}
+    at_doc = {("seed", 256): seed_doc_bytes, ("ours", 256): 8.7 * cost.GiB, ("seed", 64): 6.6 * cost.GiB,
+              ("ours", 64): 2.3 * cost.GiB}
+    first = {("seed", 256): 2891, ("ours", 256): 4978, ("seed", 64): 5727, ("ours", 64): 9663}
+    return per_pair, at_doc, first, 1.0 * cost.GiB, 3000, 120, 24 * cost.GiB
+
+
+def test_seed_module_verdict_renders_the_measurements_and_follows_them():
+    text = cost.seed_module_verdict(*_seed_module_inputs(25.8 * cost.GiB))
+    for part in ("keeps 771 float32 numbers per (query, key) pair at h = 256",
+                 "the course's scorer 260, 3.0 times fewer", "(2.8 at h = 64)", "3h = 768 at h = 256",
+                 "needs 25.8 GiB in training", "from n = 2,891 on",
+                 "6.6 GiB at h = 64", "A 120-word summary", "1.0 GiB", "So the practitioner's 24 GB is what their own",
+                 "the course's scorer stays under 24.0 GiB there"):
+        assert part in text, part
+    under = cost.seed_module_verdict(*_seed_module_inputs(20.0 * cost.GiB))
+    assert "even the seed's module stays under 24.0 GiB" in under and "what their own module costs" not in under
+    with pytest.raises(ValueError, match="two sizes"):
+        cost.seed_module_verdict({("seed", 256): 1.0, ("ours", 256): 1.0}, {}, {}, 0, 3000, 120, cost.GiB)
+
+
 def test_measure_attention_returns_one_row_per_size_and_function():
     fns = {"ours": lambda Q, K, V: scaled_dot_product_attention(Q, K, V), "fused": F.scaled_dot_product_attention}
     res = cost.measure_attention(fns, [8, 16], d=4, repeats=1)

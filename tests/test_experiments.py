@@ -1,4 +1,5 @@
 """helpers.experiments: parameter counts against the formulas, the timer, the tidy table and its summaries."""
+import math
 import random
 import statistics
 
@@ -315,6 +316,62 @@ def test_first_crossing_is_the_first_step_at_or_over_the_threshold():
     assert first_crossing([0, 10], [5.0, 6.0], 50.0) is None
     with pytest.raises(ValueError, match="one value per step"):
         first_crossing([0, 10], [5.0], 50.0)
+
+
+def _crossings(early_good=True):
+    """Two scorers x three seeds: 'fast' crosses early and ends high, 'slow' crosses late (one never) and ends low."""
+    crossing = {("fast", 0): 40, ("fast", 1): 60, ("fast", 2): 80,
+                ("slow", 0): 160, ("slow", 1): 180, ("slow", 2): None}
+    bleu = {("fast", 0): 90.0, ("fast", 1): 80.0, ("fast", 2): 85.0, ("slow", 0): 40.0, ("slow", 1): 30.0,
+            ("slow", 2): 20.0}
+    if not early_good:
+        bleu = {key: 100.0 - value for key, value in bleu.items()}
+    return crossing, bleu
+
+
+def test_crossing_stats_counts_crossings_and_correlates_them_with_the_end():
+    from helpers.experiments import crossing_stats
+
+    crossing, bleu = _crossings()
+    stats = crossing_stats(crossing, bleu, budget=200, never=220)
+    assert stats["runs"] == 6 and stats["never"] == 1 and stats["latest"] == 180 and stats["half"] == 100
+    assert stats["configs"]["fast"] == dict(runs=3, crossed=3, mean_step=60, mean_bleu=85.0, within=-0.5)
+    assert stats["configs"]["slow"]["crossed"] == 2 and stats["configs"]["slow"]["mean_step"] == 170
+    assert stats["configs"]["slow"]["within"] == pytest.approx(-1.0)        # never crossed counts as step 220: last
+    assert stats["rho"] == pytest.approx(-0.9429, abs=1e-4) and stats["p"] < 0.05
+    assert stats["spread_all"] == pytest.approx(55.0)
+    assert math.isnan(stats["spread_early"])                                # only 'fast' crossed by step 100
+    assert stats["earliest"] == stats["best"] == "fast"
+    with pytest.raises(ValueError, match="same"):
+        crossing_stats(crossing, {("fast", 0): 1.0}, budget=200, never=220)
+
+
+def test_crossing_verdict_says_what_the_stats_show():
+    from helpers.experiments import crossing_stats, crossing_verdict
+
+    crossing, bleu = _crossings()
+    text = crossing_verdict(crossing_stats(crossing, bleu, 200, 220), "31-40")
+    assert "**fast** crossed in 3 of 3 runs, on average at step 60; **slow** crossed in 2 of 3 runs, on average at" \
+           " step 170" in text
+    assert "**-0.94**" in text and "earlier crossings go with better ends" in text
+    assert "as strong or stronger" in text                                 # slow's within-scorer rho is -1.00
+    assert "1 of 6 runs never crossed within the budget" in text and "cannot be compared" in text
+    flipped = crossing_verdict(crossing_stats(crossing, _crossings(early_good=False)[1], 200, 220), "31-40")
+    assert "no clear link" in flipped and "earlier crossings go with better ends" not in flipped
+    crossing_all = {**crossing, ("slow", 2): 90, ("slow", 0): 100}           # two configs cross early now, none never
+    weak = crossing_verdict(crossing_stats(crossing_all, bleu, 200, 220), "31-40")
+    assert "Every run crossed within the budget (the latest at step 180)" in weak
+    assert "Among the runs that crossed by step 100" in weak
+
+
+def test_false_verdict_rate_uses_the_rule_of_compare_variants(monkeypatch):
+    import helpers.experiments as E
+
+    assert E.t_half_width(2.0, 4, 0.95) == pytest.approx(E.t_quantile(0.975, 3) * 2.0 / 2.0)
+    assert E.paired_interval([1.0, 2.0, 3.0, 6.0])["half_width"] == pytest.approx(
+        E.t_half_width(statistics.stdev([1.0, 2.0, 3.0, 6.0]), 4))
+    monkeypatch.setattr(E, "verdict_of", lambda low, high: E.VERDICTS[0])   # a rule that always names a winner...
+    assert E.false_verdict_rate(8, trials=200) == 1.0                     # ...is what the simulated rate measures
 
 
 def test_train_one_keeps_run_experiments_rows_and_adds_the_watched_curve(tiny_rows):
