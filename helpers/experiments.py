@@ -506,8 +506,8 @@ _LAST: dict = {}
 
 
 def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
-    """Train settings["configs"][unit["config"]] (make_model keywords, "steps", optional "gradient": False) from
-    unit["seed"]; a tidy table.
+    """Train settings["configs"][unit["config"]] (make_model keywords, "steps", optional "gradient": False, optional
+    "lr" instead of settings["lr"]) from unit["seed"]; a tidy table.
 
     Rows (columns BOTTLENECK_FIELDS): measure="quality", one per [lo, hi] in settings["sets"] (test sentences of
     those source lengths: bleu, exact, n, with the run's steps, params, context size, loss_start/loss_end and
@@ -522,6 +522,7 @@ def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
     config = dict(settings["configs"][unit["config"]])
     steps, seed, grad = config.pop("steps"), int(unit["seed"]), settings["gradient"]
     measure_gradient = config.pop("gradient", True)          # a config may leave the gradient rows out
+    lr = config.pop("lr", settings["lr"])                    # a config may keep its own chapter's learning rate
     model = make_model(**config, seed=seed)
     rows: list[dict] = []
 
@@ -536,7 +537,7 @@ def bottleneck_run(settings: dict, unit: dict) -> list[dict]:
                 add(measure="gradient", stage=stage, direction=direction, length=length, grad=value)
 
     gradients("init")
-    log = train(model, load_split("train"), steps, batch_size=settings["batch"], lr=settings["lr"], seed=seed,
+    log = train(model, load_split("train"), steps, batch_size=settings["batch"], lr=lr, seed=seed,
                 progress=False)
     gradients("trained")
     pool = [p for pairs in load_test_buckets().values() for p in pairs]

@@ -204,6 +204,27 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "that grows with the sentence ({n} × the final states); the decoder gets the final states once, whatever "
         "the length.",
         "这会随句子变长（{n} 倍的最终状态）；不管句子多长，解码器只得到一次最终状态。"),
+    "ch01.counted_twice": (
+        "that counts the context vector twice: the decoder starts from it and gets it again at every step, but it "
+        "is one vector, the two GRUs' final states concatenated (each has `hidden` numbers, not 2 × hidden).",
+        "这把上下文向量算了两次：解码器从它出发，每一步又再拿到它，但它始终是同一个向量，也就是两个 GRU 的最终状态"
+        "拼接在一起（每个有 `hidden` 个数，不是 2 × hidden）。"),
+    "ch01.rule_measure": (
+        "a measure word comes right after its determiner (`yi zhi`), before any adjective.",
+        "量词紧跟在限定词后面（`yi zhi`），放在形容词前面。"),
+    "ch01.rule_adj_de": (
+        "an adjective is followed by `de`, and the two stand right before their noun.",
+        "形容词后面跟 `de`，二者紧挨着放在名词前面。"),
+    "ch01.rule_le": (
+        "`le` comes right after its verb (or at the end of its clause), never before it.",
+        "`le` 紧跟在动词后面（或放在分句末尾），不会在动词前面。"),
+    "ch01.rule_circumposition": (
+        "a place preposition becomes two words around its noun phrase: `zai` before it, the second word right after "
+        "the noun.",
+        "表示地点的介词变成围在名词短语两边的两个词：`zai` 在前，第二个词紧跟在名词后面。"),
+    "ch01.rule_place": (
+        "a place phrase moves right before its verb: the whole `zai …` phrase, then the verb.",
+        "地点短语要移到紧挨着动词的前面：先是整个 `zai …` 短语，然后是动词。"),
     "ch01.size_hint": (
         "look at the encoder: how many GRUs, and how many numbers in each final state?",
         "看看编码器：有几个 GRU，每个最终状态里有多少个数？"),
@@ -477,9 +498,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.a_word_missing": ("{words} is missing ({n} differ)", "缺了 {words}（有 {n} 个不同）"),
     "ch05.word_count": ("you have {n} words and {what}.", "你写了 {n} 个词，{what}。"),
     "ch05.order": (
-        "the words are right but the order is not, from target position {position} (0-based, '{word}') on; re-read "
-        "the word-order rules.",
-        "词都对了，但从目标位置 {position}（从 0 数，'{word}'）开始顺序不对；请重读语序规则。"),
+        "the words are right but the order is not, from target position {position} (0-based, '{word}') on: {rule}",
+        "词都对了，但从目标位置 {position}（从 0 数，'{word}'）开始顺序不对：{rule}"),
+    "ch05.order_rules": ("re-read the word-order rules.", "请重读语序规则。"),
     "ch05.alignment_type": (
         "`{name}` is {what}; expected a list with one entry per target word: a source position (a whole number), or "
         "a list of them ([] for none).",

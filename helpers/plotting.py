@@ -12,6 +12,7 @@ from typing import Sequence
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
@@ -284,17 +285,23 @@ def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=
     """
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.8))
-    for name, points in curve.items():
+    for k, (name, points) in enumerate(curve.items()):
         style = dict(marker="o", capsize=3)
         style.update((styles or {}).get(name, {}))
         x = [p["cpu"] for p in points]
         y = [p["mean"] for p in points]
         err = [[p["mean"] - p["low"] for p in points], [p["high"] - p["mean"] for p in points]]
         bars = ax.errorbar(x, y, yerr=err, label=name, **style)
-        for p in points:
-            ax.annotate(f"{p['steps']}", (p["cpu"], p["mean"]), textcoords="offset points", xytext=(4, -11),
+        for p in points:   # step labels below the point, one row per model so that coinciding points stay legible
+            below = p["mean"] > 12                           # near the floor, the label goes above the point
+            ax.annotate(f"{p['steps']}", (p["cpu"], p["mean"]), textcoords="offset points",
+                        xytext=(4, -11 - 8 * k) if below else (4, 4 + 8 * k),
                         fontsize=7, color=bars[0].get_color())
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 20, not 2 x 10^1
+    ax.xaxis.set_minor_formatter(mticker.NullFormatter())
+    ax.set_xticks([t for t in (5, 10, 20, 40, 80, 160, 320) if min(min(p["cpu"] for p in pts) for pts in curve.values())
+                   / 1.5 <= t <= 1.5 * max(max(p["cpu"] for p in pts) for pts in curve.values())])
     ax.set_ylim(0, 105)
     ax.set_xlabel("training CPU seconds (one thread; numbers: steps)")
     ax.set_ylabel(ylabel)
@@ -303,12 +310,15 @@ def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=
     return ax
 
 
-def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, ax=None):
-    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance (in %)."""
+def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, ax=None, styles: dict | None = None):
+    """Probe accuracy by bucket: curves = {line label: {bucket: accuracy}}; a dotted line marks chance (in %).
+    styles: {label: plot kwargs} (e.g. a dashed line for an untrained baseline)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     for label, by_bucket in curves.items():
-        ax.plot(list(by_bucket), list(by_bucket.values()), marker="o", label=label)
+        style = dict(marker="o")
+        style.update((styles or {}).get(label, {}))
+        ax.plot(list(by_bucket), list(by_bucket.values()), label=label, **style)
     ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
     ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)

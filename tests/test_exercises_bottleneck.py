@@ -28,6 +28,7 @@ def test_the_checker_reads_the_sizes_from_the_model_so_the_cell_need_not_show_th
     (2 * 96 + 64, "adds a word's embedding (64 numbers)"), (2 * (96 + 64), "adds a word's embedding"),
     (96 + 64, "one GRU's state plus an embedding"), (3 * 96, "a GRU has gates inside"),
     (10 * 192, "grows with the sentence (10 ×"), (4096, "more than the encoder's final states hold"),
+    (2 * 192, "counts the context vector twice"),
     (100, "how many GRUs"),
 ])
 def test_context_size_slips(capsys, answer, words):
@@ -54,3 +55,33 @@ def test_hand_translation_names_the_missing_word(capsys, drop, named):
     assert f"1 word(s) are missing: {named}" in out and "Expected" not in out
     assert ex.check_translation("yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le",
                                 "a small cat slept under the table") is True
+
+
+@pytest.mark.parametrize("answer, rule", [
+    ("yi zhi xiaoxiao de mao shuijiao le zai zhuozi xia", "a place phrase moves right before its verb"),   # English
+    ("zai zhuozi xia yi zhi xiaoxiao de mao shuijiao le", "a place phrase moves right before its verb"),
+    ("yi xiaoxiao de zhi mao zai zhuozi xia shuijiao le", "a measure word comes right after its determiner"),
+    ("yi zhi mao xiaoxiao de zai zhuozi xia shuijiao le", "an adjective is followed by `de`"),
+    ("xiaoxiao de yi zhi mao zai zhuozi xia shuijiao le", "an adjective is followed by `de`"),
+    ("yi zhi xiaoxiao de mao zai zhuozi xia le shuijiao", "`le` comes right after its verb"),
+    ("yi zhi xiaoxiao de mao zai xia zhuozi shuijiao le", "two words around its noun phrase"),
+    ("yi zhi xiaoxiao de mao zhuozi zai xia shuijiao le", "two words around its noun phrase"),
+])
+def test_hand_translation_in_a_wrong_order_names_the_rule_it_breaks(capsys, answer, rule):
+    """Exercise 01.2: the right words in a wrong order get the word-order rule they break, and no answer yet."""
+    ex.reset_tries()
+    out = said(capsys, lambda a: ex.check_translation(a, "a small cat slept under the table"), answer)
+    assert "order is not" in out and rule in out and "re-read the word-order rules" not in out
+    assert "Expected" not in out and "yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le" not in out
+
+
+def test_no_valid_translation_breaks_a_word_order_rule_of_the_hints():
+    """The hints' rules hold for every valid translation of generated sentences (so a hint never names a rule the
+    right answer breaks, and it names one only when the reference keeps it)."""
+    from helpers import toylang
+    from helpers.exercises.translation import _broken_rules
+
+    for lo in (4, 11, 21, 31, 41):
+        for src, _, _ in toylang.sample_pairs(60, lo, lo + 9, seed=lo):
+            for ref in toylang.references(src):
+                assert _broken_rules(list(ref)) == [], " ".join(ref)

@@ -42,7 +42,8 @@ def check_context_size(answer, size, per_direction: int | None = None, embedding
                       per_direction + embedding: t("ch01.one_direction_plus_embedding", emb=embedding),
                       2 * (per_direction + embedding): t("ch01.plus_embedding", emb=embedding),
                       embedding: t("ch01.embedding")})
-    slips.update({3 * per_direction: t("ch01.gates"), 6 * per_direction: t("ch01.gates")})
+    slips.update({3 * per_direction: t("ch01.gates"), 6 * per_direction: t("ch01.gates"),
+                  2 * size: t("ch01.counted_twice")})
     if got in slips:
         message = slips[got]
     elif got in (1, 2):

@@ -83,6 +83,49 @@ def _show_positions(sets) -> str:
     return "[" + ", ".join(str(s[0]) if len(s) == 1 else str(list(s)) for s in sets) + "]"
 
 
+_ORDER_RULES = {"measure": "ch01.rule_measure", "adj_de": "ch01.rule_adj_de", "le": "ch01.rule_le",   # hint order
+                "circumposition": "ch01.rule_circumposition", "place": "ch01.rule_place"}
+
+
+def _broken_rules(words: list[str]) -> list[str]:
+    """The word-order rules of the rich grammar that `words` breaks, as i18n keys, in a fixed order (the measure
+    word, the adjective's `de`, `le`, the circumposition, the place phrase before its verb); [] for words it has no
+    role for (the simple grammar)."""
+    from helpers import toylang
+
+    roles = getattr(toylang, "TARGET_ROLE", {})
+    r = [roles.get(w) for w in words]
+    at = lambda k: r[k] if 0 <= k < len(r) else None  # noqa: E731
+    broken = set()
+    for k, role in enumerate(r):
+        if role == "measure" and at(k - 1) != "det":
+            broken.add("measure")
+        if role == "adj" and (words[k + 1:k + 2] != ["de"] or at(k + 2) not in ("adj", "noun")):
+            broken.add("adj_de")
+        if role == "le" and at(k - 1) != "verb" and at(k + 1) not in (None, "conj"):
+            broken.add("le")
+        if role == "pre":
+            end = next((i for i in range(k + 1, len(r)) if r[i] in ("post", "pre", "verb", "conj")), None)
+            if end is None or r[end] != "post" or r[end - 1] != "noun":
+                broken.add("circumposition")
+        if role == "post" and "pre" not in r[:k]:
+            broken.add("circumposition")
+        if role == "post" and at(k + 1) != "verb":
+            broken.add("place")
+        if role == "verb":                      # a place phrase after its verb, in the same clause (a relative
+            end = next((i for i in range(k + 1, len(r)) if r[i] in ("conj", "de")), len(r))   # clause ends in de)
+            if "pre" in r[k + 1:end]:
+                broken.add("place")
+    return [key for name, key in _ORDER_RULES.items() if name in broken]
+
+
+def _order_hint(got: list[str], best: list[str]) -> str:
+    """The rule a translation with the right words but the wrong order breaks (and the reference keeps), named; a
+    pointer to the rules when no single rule explains it."""
+    named = [key for key in _broken_rules(got) if key not in _broken_rules(best)]
+    return t(named[0]) if named else t("ch05.order_rules")
+
+
 _SENTENCE, _ALIGN_SENTENCE = "a small cat slept under the table", "a cat slept in the house"  # 01.2 and 05.1
 _MAP = torch.tensor([[0.1, 0.7, 0.2], [0.6, 0.3, 0.1], [0.2, 0.1, 0.7], [0.1, 0.2, 0.7]])  # (n_target, n_source)
 
@@ -157,7 +200,8 @@ def check_translation(answer, source, name: str = "my_translation", references=N
                 t("ch05.a_word_missing", n=len(missing), words=named))
         return wrong(exercise, t("ch05.word_count", n=len(got), what=what), answer_text, show_answer)
     j = next(k for k, (a, b) in enumerate(zip(got, best, strict=True)) if a != b)
-    return wrong(exercise, t("ch05.order", position=j, word=got[j]), answer_text, show_answer)
+    return wrong(exercise, t("ch05.order", position=j, word=got[j], rule=_order_hint(got, best)), answer_text,
+                 show_answer)
 
 
 def _positions(answer, name: str):

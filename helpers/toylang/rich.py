@@ -75,6 +75,17 @@ def _rich_target_words() -> list[str]:
     return list(dict.fromkeys(words))
 
 
+#: Role of every target word of the rich grammar: "det", "measure", "noun", "adj", "de", "pre" (zai, gen: before
+#: the noun phrase), "post" (li, xia, ...: after its noun), "verb", "le", "conj" (for the word-order hints).
+TARGET_ROLE: dict[str, str] = {
+    **{t: "det" for t in _DETS.values() if t}, **{mw: "measure" for mw in _MEASURE},
+    **{t: "noun" for t in _NOUNS.values()}, **{t: "adj" for t in _ADJS.values()},
+    **{pre: "pre" for pre, _ in _PREPS.values()}, **{post: "post" for _, post in _PREPS.values()},
+    **{t: "verb" for t, _, _ in _VERB_FORMS.values()}, **{t: "conj" for t in _CONJS.values()}, DE: "de", LE: "le",
+}
+TARGET_ROLE.update({alt: TARGET_ROLE[default] for default, alt in _SYNONYMS.items()})
+
+
 # ---------------------------------------------------------------- the rich grammar's trees
 @dataclass
 class _NP:

@@ -10,6 +10,7 @@ from helpers.toylang.rich import (
     _PHRASAL_T,
     _RICH_CATEGORY,
     _RICH_WORDS,
+    TARGET_ROLE,
     _Flags,
     _parse_rich,
     _render,
