@@ -414,6 +414,25 @@ register(Recipe(
     units=_translator_units, run=_translator_run, timing=("cpu_seconds",)))
 
 
+def files_table() -> str:
+    """A Markdown table of every recipe's stored file: chapter, units, its CPU seconds, the commit that made it."""
+    from helpers.tables import format_table
+
+    rows, total = [], 0.0
+    for r in RECIPES.values():
+        path = path_of(r.name)
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        cpu = sum(u["cpu_seconds"] for u in data["units"]) if data else 0.0
+        total += cpu
+        rows.append([f"`{r.name}`", r.chapter, len(r.units(r.settings)), f"{cpu:.0f}" if data else "missing",
+                     data["code"]["git"][:10] if data else "", r.about])
+    note = (f"`python -m helpers.evidence list --readme` wrote this table from `data/evidence/*.json`. Remaking every "
+            f"file (`make evidence`) costs about {total / 60:.0f} CPU minutes, one torch thread per unit; "
+            "`make evidence NAME=<recipe>` remakes one. CPU seconds are those of the run that made the file.")
+    header = ["recipe", "chapter", "units", "CPU s", "made at commit", "what it holds"]
+    return note + "\n\n" + format_table(rows, header, markdown=True)
+
+
 def command_line(argv: Sequence[str] | None = None) -> int:
     """Command line: `python -m helpers.evidence build [NAME ...] [--jobs N]`, or `list`."""
     parser = argparse.ArgumentParser(prog="python -m helpers.evidence", description=__doc__.split("\n")[0])
@@ -421,11 +440,16 @@ def command_line(argv: Sequence[str] | None = None) -> int:
     b = sub.add_parser("build", help="run the recipes' units and write data/evidence/<name>.json")
     b.add_argument("names", nargs="*", help="recipes to build (default: all)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes (one torch thread each)")
-    sub.add_parser("list", help="the registered recipes")
+    ls = sub.add_parser("list", help="the registered recipes and their stored files")
+    ls.add_argument("--readme", action="store_true", help="also write the table into README's evidence-files section")
     args = parser.parse_args(argv)
     if args.command == "list":
         for r in RECIPES.values():
             print(f"{r.name:<28} chapter {r.chapter}  {len(r.units(r.settings)):>3} units  {r.about}")
+        if args.readme:
+            from helpers.devtools import update_readme_section
+
+            update_readme_section("evidence-files", files_table())
         return 0
     make_evidence(args.names or None, jobs=args.jobs)
     return 0

@@ -106,3 +106,10 @@ def test_every_recipe_file_loads_and_its_cheapest_unit_reproduces(name):
     assert ev.recipe.chapter and ev.recipe.about
     cheapest = min(ev.units, key=lambda u: u["cpu_seconds"])["unit"]
     ev.check_live(cheapest)                       # regenerated from scratch, compared row by row
+
+
+def test_the_files_table_lists_every_recipe_with_its_cost():
+    table = evidence.files_table()
+    for name in RECIPES:
+        assert f"`{name}`" in table
+    assert "missing" not in table, "every registered recipe has its file in data/evidence/"

@@ -42,6 +42,9 @@ ALLOWED: dict[str, dict[str, str]] = {
         "1.5": "a threshold: the entropy ratio the next cell's assert asks for (set in its code)",
         "3.3": "quoted: Luong, Pham and Manning 2015, section 3.3 (input feeding)",
     },
+    "07_self_attention_and_transformer": {
+        "95": "the level of the intervals (95%), a setting of helpers.experiments.budget_curve",
+    },
     "08_cost_of_attention": {
         "3,000": "the practitioner's seed (003): a 3,000-word paper",
         "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
