@@ -17,6 +17,7 @@ import scipy.stats
 import torch
 import torch.nn.functional as F
 
+from helpers import i18n
 from helpers.cost import count_parameters, time_call
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
 from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
@@ -69,7 +70,7 @@ def run_experiment(configs: dict, train_pairs: Sequence, eval_sets: dict, steps:
     if not configs or not seeds or not eval_sets:
         raise ValueError("need at least one config, one seed and one evaluation set")
     rows = []
-    bar = tqdm(total=len(configs) * len(seeds), disable=not progress, desc="training runs")
+    bar = tqdm(total=len(configs) * len(seeds), disable=not progress, desc=i18n.t("training.runs"))
     for name, kwargs in configs.items():
         for seed in seeds:
             bar.set_postfix_str(f"{name}, seed {seed}")

@@ -13,10 +13,11 @@ language, that the fields agree, and that every key used in ``helpers/`` exists 
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["LANGUAGES", "MESSAGES", "set_lang", "get_lang", "language", "t", "ordinal", "template_fields"]
+__all__ = ["LANGUAGES", "MESSAGES", "set_lang", "get_lang", "language", "t", "ordinal", "template_fields", "Labels"]
 
 LANGUAGES = ("en", "zh")
 _STATE = {"lang": "en"}
@@ -67,9 +68,31 @@ def ordinal(index: int) -> str:
     return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
 
 
+class Labels(Mapping):
+    """A read-only {name: label} mapping whose labels are catalogue messages in the current language.
+
+    Labels({"bleu": "plots.metric_bleu"})["bleu"] -> "BLEU (0-100)" in English, "BLEU（0-100）" in Chinese.
+    """
+
+    def __init__(self, keys: dict[str, str]):
+        self._keys = dict(keys)
+
+    def __getitem__(self, name: str) -> str:
+        return t(self._keys[name])
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"Labels({dict(self)!r})"
+
+
 # ------------------------------------------------------------------------------------------------ the catalogue
 # key: (English, Chinese). Keys are grouped by the module that uses them: core.*, describe.*, ch01.* ... ch08.*,
-# widgets.*, plots.*, setup.*.
+# widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
 MESSAGES: dict[str, tuple[str, str]] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.lang": (" | lang {code}", " | 语言 {code}"),
@@ -744,7 +767,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.luong_previous_query": (
         "the query is the previous state s_{{t-1}} (Bahdanau's wiring); Luong's wiring runs the GRU first and "
         "queries with the new state s_t.",
-        "查询用的是上一个状态 s_{{t-1}}（这是 Bahdanau 式连接）；Luong 式连接先跑 GRU，再用新状态 s_t 做查询。"),
+        "查询用的是上一个状态 s_{{t-1}}（这是 Bahdanau 接法）；Luong 接法先跑 GRU，再用新状态 s_t 做查询。"),
     "ch05.step_unmasked": (
         "padding gets weight: pass the mask (enc.mask) to the softmax, so that padded positions get 0.",
         "填充位置得到了权重：把掩码（enc.mask）交给 softmax，让填充位置的权重为 0。"),
@@ -948,6 +971,74 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "plots.explorer_softmax": (
         "softmax(score × {factor:.3f}): {how}, T = {temperature:.2f}",
         "softmax(得分 × {factor:.3f})：{how}，T = {temperature:.2f}"),
+    "plots.metric_bleu": ("BLEU (0-100)", "BLEU（0-100）"),
+    "plots.metric_exact": ("exact match (%)", "完全匹配（%）"),
+    "plots.metric_align": ("alignment accuracy (%)", "对齐准确率（%）"),
+    "plots.metric_mass": ("attention mass on the gold words (%)", "落在标准对齐词上的注意力（%）"),
+    "plots.unseen_length": ("{bucket}\n(unseen length)", "{bucket}\n（训练中没见过的长度）"),
+    "plots.source_length": ("source sentence length (words)", "源句长度（词数）"),
+    "plots.by_length_title": ("{metric} by sentence length", "{metric}随句长的变化"),
+    "plots.budget_xlabel": (
+        "training CPU seconds (one thread; numbers: steps)", "训练用的 CPU 秒数（单线程；点旁的数字是步数）"),
+    "plots.chance": ("chance ({chance:.0f}%)", "随机猜测（{chance:.0f}%）"),
+    "plots.probe_accuracy": ("probe accuracy (%)", "探针准确率（%）"),
+    "plots.gradient_ylabel": ("|d loss / d first word| (log scale)", "|d 损失 / d 第一个词|（对数刻度）"),
+    "plots.seed": ("seed {seed}", "种子 {seed}"),
+    "plots.mean_std": ("mean ± 1 std", "均值 ± 1 个标准差"),
+    "plots.mean_t_interval": ("mean, {level:.0%} t-interval", "均值，{level:.0%} t 区间"),
+    "plots.seed_points_title": ("{value} on {set_name}, one dot per seed", "{set_name} 上的 {value}，每个种子一个点"),
+    "plots.variant": ("variant", "变体"),
+    "plots.one_seed": ("one seed", "一个种子"),
+    "plots.mean_interval": ("mean, {level:.0%} interval", "均值，{level:.0%} 区间"),
+    "plots.mean": ("mean", "均值"),
+    "plots.paired_title": ("Paired differences, {a} - {b}", "成对差值，{a} - {b}"),
+    "plots.seed_axis": ("seed", "种子"),
+    "plots.paired_ylabel": ("{value} difference on {set}", "{set} 上 {value} 的差值"),
+    "plots.step_weight": ("attention weight (0-1)", "注意力权重（0-1）"),
+    "plots.step_xlabel": ("source words (orange: most attended)", "源词（橙色：最受关注）"),
+    "plots.step_title": ("step {step} of {n}: chose '{word}'", "第 {step} 步（共 {n} 步）：选了 '{word}'"),
+    "plots.step_so_far": ("output so far: {so_far} [{word}]", "目前的输出：{so_far} [{word}]"),
+    "plots.head_encoder": ("encoder self-attention", "编码器自注意力"),
+    "plots.head_decoder_self": ("decoder self-attention", "解码器自注意力"),
+    "plots.head_decoder_cross": ("cross-attention (decoder → encoder)", "交叉注意力（解码器 → 编码器）"),
+    "plots.head_source_keys": ("source words (keys)", "源词（键）"),
+    "plots.head_read_keys": ("target words read so far (keys)", "已读入的目标词（键）"),
+    "plots.head_source_queries": ("source words (queries)", "源词（查询）"),
+    "plots.head_written_queries": ("word being written (queries)", "正在写的词（查询）"),
+    "plots.head_title": (
+        "{kind}\nlayer {layer} of {n_layers}, head {head} of {n_heads}",
+        "{kind}\n第 {layer} 层（共 {n_layers} 层），第 {head} 个头（共 {n_heads} 个）"),
+    "plots.head_of": ("head {head} of {n_heads}", "第 {head} 个头（共 {n_heads} 个）"),
+    "plots.every_head": ("{kind}, layer {layer}: every head", "{kind}，第 {layer} 层：所有的头"),
+    "plots.loss_title": ("Training loss", "训练损失"),
+    "plots.training_step": ("training step (batches)", "训练步（批次）"),
+    "plots.loss_ylabel": ("cross-entropy (mean of {smooth} steps, log)", "交叉熵（{smooth} 步的均值，对数刻度）"),
+    "plots.snapshots_title": ("The attention map of one sentence during training", "训练过程中一个句子的注意力图"),
+    "plots.after_steps": ("after {step} steps", "训练 {step} 步后"),
+    "plots.source_words": ("source words", "源词"),
+    "plots.target_words": ("target words", "目标词"),
+    "plots.alignment_title": ("Alignment emerges during training", "对齐在训练中逐渐出现"),
+    "plots.mass_on_gold": ("mass on gold (0-1)", "标准对齐词上的注意力（0-1）"),
+    "plots.uniform_baseline": ("no-information baseline (uniform attention)", "无信息基线（均匀注意力）"),
+    "plots.mass_ylabel": ("attention mass on gold (0-1)", "落在标准对齐词上的注意力（0-1）"),
+    "plots.translating_title": ("Attention while translating {n} words", "翻译这 {n} 个词时的注意力"),
+    "plots.translation_rows": ("translation (one row per output word)", "译文（每个输出词一行）"),
+    # ------------------------------------------------------------------ tables, progress bars, the vocabulary hint
+    "tables.bleu": ("bleu", "BLEU"),
+    "tables.exact": ("exact", "完全匹配"),
+    "training.progress": ("training ({kind})", "训练（{kind}）"),
+    "training.runs": ("training runs", "各次训练"),
+    "toylang.det": ("determiners", "限定词"),
+    "toylang.adj": ("adjectives", "形容词"),
+    "toylang.noun": ("nouns", "名词"),
+    "toylang.prep": ("prepositions", "介词"),
+    "toylang.verb_t": ("verbs with an object", "带宾语的动词"),
+    "toylang.verb_i": ("verbs without one", "不带宾语的动词"),
+    "toylang.verb_phrasal": ("phrasal verbs", "短语动词"),
+    "toylang.rel": ("relative words", "关系词"),
+    "toylang.conj": ("joining words", "连词"),
+    "toylang.hint_part": ("{label}: {words}", "{label}：{words}"),
+    "toylang.hint_sep": ("; ", "；"),
     # --------------------------------------------------------------------------- widgets: labels and readouts
     "widgets.qk_readout": (
         "weights: {parts}<br>context: [{context}]",
@@ -983,6 +1074,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "widgets.step_readout": (
         "step {step} of {n}: output so far <b>{so_far}</b>; most attended source word: <b>{top}</b>",
         "第 {step} 步（共 {n} 步）：目前的输出 <b>{so_far}</b>；最受关注的源词：<b>{top}</b>"),
+    "widgets.step_repr": ("step {step} of {n}: {word!r}", "第 {step} 步（共 {n} 步）：{word!r}"),
+    "widgets.head_readout": (
+        "{kind} · layer {layer} of {n_layers} · head {head} of {n_heads} · sentence {sentence}: strongest link "
+        "<b>{query}</b> → <b>{key}</b> ({weight:.4f})",
+        "{kind} · 第 {layer} 层（共 {n_layers} 层）· 第 {head} 个头（共 {n_heads} 个）· 句子 {sentence}："
+        "权重最大的一对 <b>{query}</b> → <b>{key}</b>（{weight:.4f}）"),
+    "widgets.head_attention": ("attention", "注意力"),
+    "widgets.head_layer": ("layer", "层"),
+    "widgets.head_head": ("head", "头"),
+    "widgets.head_sentence": ("sentence", "句子"),
+    "widgets.head_repr": (
+        "{kind}, layer {layer} of {n_layers}, head {head} of {n_heads}, sentence {sentence} of {n}",
+        "{kind}，第 {layer} 层（共 {n_layers} 层），第 {head} 个头（共 {n_heads} 个），句子 {sentence}（共 {n} 句）"),
     # --------------------------------------------------------------------------- the course website (make site)
     "widgets.site_run_title": ("Run this chapter:", "运行本章："),
     "widgets.site_run_local": ("or on your computer:", "或在自己的电脑上："),

@@ -22,7 +22,7 @@ from matplotlib.lines import Line2D
 from PIL import Image as PILImage
 
 from helpers import to_numpy
-from helpers.i18n import t
+from helpers.i18n import Labels, t
 
 __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
@@ -92,6 +92,11 @@ def use_course_style(lang: str = "en") -> None:
         mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]
     else:
         mpl.rcParams["font.family"] = mpl.rcParamsDefault["font.family"]
+
+
+def _monospace() -> list[str]:
+    """The monospace font family, with the Chinese font (when registered) for the characters it lacks."""
+    return ["monospace", *[f for f in mpl.rcParams["font.family"] if f not in ("sans-serif", "DejaVu Sans")]]
 
 
 def check_token_labels(shape, keys=None, queries=None, what: str = "weights") -> None:
@@ -234,8 +239,9 @@ def _lookback_width(weight: float) -> float:
     return 0.3 + 9 * float(weight)
 
 
-METRIC_LABELS = {"bleu": "BLEU (0-100)", "exact": "exact match (%)", "align": "alignment accuracy (%)",
-                 "mass": "attention mass on the gold words (%)"}
+# the y-axis label of each metric, in the current language
+METRIC_LABELS = Labels({"bleu": "plots.metric_bleu", "exact": "plots.metric_exact", "align": "plots.metric_align",
+                        "mass": "plots.metric_mass"})
 
 
 def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=None, unseen: str | None = None,
@@ -266,13 +272,13 @@ def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=No
     if unseen in buckets:
         k = buckets.index(unseen)
         ax.axvspan(k - 0.4, k + 0.4, color="0.9", zorder=0)
-        ticks[k] = f"{unseen}\n(unseen length)"
+        ticks[k] = t("plots.unseen_length", bucket=unseen)
     ax.set_xticks(range(len(buckets)))
     ax.set_xticklabels(ticks)
     ax.set_ylim(0, 105)
-    ax.set_xlabel("source sentence length (words)")
+    ax.set_xlabel(t("plots.source_length"))
     ax.set_ylabel(METRIC_LABELS.get(metric, metric))
-    ax.set_title(title or f"{METRIC_LABELS.get(metric, metric)} by sentence length")
+    ax.set_title(title or t("plots.by_length_title", metric=METRIC_LABELS.get(metric, metric)))
     ax.legend(loc="best")
     return ax
 
@@ -300,10 +306,11 @@ def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 20, not 2 x 10^1
     ax.xaxis.set_minor_formatter(mticker.NullFormatter())
-    ax.set_xticks([t for t in (5, 10, 20, 40, 80, 160, 320) if min(min(p["cpu"] for p in pts) for pts in curve.values())
-                   / 1.5 <= t <= 1.5 * max(max(p["cpu"] for p in pts) for pts in curve.values())])
+    lowest = min(min(p["cpu"] for p in pts) for pts in curve.values())
+    highest = max(max(p["cpu"] for p in pts) for pts in curve.values())
+    ax.set_xticks([tick for tick in (5, 10, 20, 40, 80, 160, 320) if lowest / 1.5 <= tick <= 1.5 * highest])
     ax.set_ylim(0, 105)
-    ax.set_xlabel("training CPU seconds (one thread; numbers: steps)")
+    ax.set_xlabel(t("plots.budget_xlabel"))
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
@@ -319,8 +326,8 @@ def plot_probe(curves: dict[str, dict[str, float]], title: str, chance: float, a
         style = dict(marker="o")
         style.update((styles or {}).get(label, {}))
         ax.plot(list(by_bucket), list(by_bucket.values()), label=label, **style)
-    ax.axhline(chance, ls=":", color="0.5", label=f"chance ({chance:.0f}%)")
-    ax.set(title=title, xlabel="source sentence length (words)", ylabel="probe accuracy (%)", ylim=(0, 100))
+    ax.axhline(chance, ls=":", color="0.5", label=t("plots.chance", chance=chance))
+    ax.set(title=title, xlabel=t("plots.source_length"), ylabel=t("plots.probe_accuracy"), ylim=(0, 100))
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8)
     return ax
 
@@ -342,17 +349,20 @@ def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=
         if band:
             xs = list(band)
             ax.fill_between(xs, [band[x][0] for x in xs], [band[x][1] for x in xs], color=line.get_color(), alpha=0.15)
-    ax.set(title=title, xlabel="source sentence length (words)", ylabel="|d loss / d first word| (log scale)")
+    ax.set(title=title, xlabel=t("plots.source_length"), ylabel=t("plots.gradient_ylabel"))
     ax.legend(loc="best")
     return ax
 
 
 def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", ax=None, title: str = "",
-                     xlabel: str = "variant", ylabel: str = "BLEU (0-100)", level: float | None = None):
+                     xlabel: str | None = None, ylabel: str | None = None, level: float | None = None):
     """For each config on one set of a tidy table (helpers.experiments): one dot per seed, and the mean ± 1 std,
-    or with `level` (0.95) the mean with its t-interval over seeds (mean ± t · sd / √n)."""
+    or with `level` (0.95) the mean with its t-interval over seeds (mean ± t · sd / √n).
+    xlabel, ylabel: None gives "variant" and "BLEU (0-100)" in the current language."""
     from helpers.experiments import ordered, summarize, t_quantile
 
+    xlabel = t("plots.variant") if xlabel is None else xlabel
+    ylabel = METRIC_LABELS["bleu"] if ylabel is None else ylabel
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 4))
     sub = [r for r in rows if r["set"] == set_name]
@@ -363,18 +373,18 @@ def plot_seed_points(rows: Sequence[dict], set_name: str, value: str = "bleu", a
     for seed in seeds:
         pts = [(x + offsets[seed], r[value]) for x, c in enumerate(configs) for r in sub
                if r["config"] == c and r["seed"] == seed]
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=28, alpha=0.7, label=f"seed {seed}")
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=28, alpha=0.7, label=t("plots.seed", seed=seed))
     means = [stats[(c,)]["mean"] for c in configs]
     if level is None:
-        spread, label = [stats[(c,)]["std"] for c in configs], "mean ± 1 std"
+        spread, label = [stats[(c,)]["std"] for c in configs], t("plots.mean_std")
     else:
         spread = [t_quantile((1 + level) / 2, stats[(c,)]["n"] - 1) * stats[(c,)]["std"] / stats[(c,)]["n"] ** 0.5
                   for c in configs]
-        label = f"mean, {level:.0%} t-interval"
+        label = t("plots.mean_t_interval", level=level)
     ax.errorbar(range(len(configs)), means, yerr=spread, fmt="_", color="black", markersize=28, capsize=6,
                 elinewidth=1.5, label=label)
     ax.set_xticks(range(len(configs)), configs)
-    ax.set(title=title or f"{value} on {set_name}, one dot per seed", xlabel=xlabel, ylabel=ylabel)
+    ax.set(title=title or t("plots.seed_points_title", value=value, set_name=set_name), xlabel=xlabel, ylabel=ylabel)
     ax.set_xlim(-0.5, len(configs) - 0.5)
     ax.legend(fontsize=8, loc="best")
     return ax
@@ -387,12 +397,12 @@ def plot_paired_differences(result: dict, ax=None, title: str = "", ylabel: str 
         _, ax = plt.subplots(figsize=(5, 3.8))
     n = len(result["diffs"])
     ax.axhline(0, color="0.5", lw=1)
-    ax.scatter(range(n), result["diffs"], color="tab:blue", label="one seed")
+    ax.scatter(range(n), result["diffs"], color="tab:blue", label=t("plots.one_seed"))
     ax.errorbar([n], [result["diff"]], yerr=[[result["half_width"]], [result["half_width"]]], fmt="o",
-                color="black", capsize=6, label=f"mean, {result['level']:.0%} interval")
-    ax.set_xticks(range(n + 1), [str(s) for s in result["seeds"]] + ["mean"])
-    ax.set(title=title or f"Paired differences, {result['a']} - {result['b']}", xlabel="seed",
-           ylabel=ylabel or f"{result['value']} difference on {result['set']}")
+                color="black", capsize=6, label=t("plots.mean_interval", level=result["level"]))
+    ax.set_xticks(range(n + 1), [str(s) for s in result["seeds"]] + [t("plots.mean")])
+    ax.set(title=title or t("plots.paired_title", a=result["a"], b=result["b"]), xlabel=t("plots.seed_axis"),
+           ylabel=ylabel or t("plots.paired_ylabel", value=result["value"], set=result["set"]))
     ax.legend(fontsize=8, loc="best")
     return ax
 
@@ -444,17 +454,18 @@ def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, st
         bars = ax.bar(range(len(source)), w[step], color=colours)
         ax.set_ylim(0, 1)
         ax.set_xticks(range(len(source)), list(source), rotation=90)
-        ax.set_ylabel("attention weight (0-1)")
-        ax.set_xlabel("source words (orange: most attended)")
-        so_far = ax.text(0.0, 1.18, "", transform=ax.transAxes, fontsize=9, family="monospace", va="bottom",
+        ax.set_ylabel(t("plots.step_weight"))
+        ax.set_xlabel(t("plots.step_xlabel"))
+        so_far = ax.text(0.0, 1.18, "", transform=ax.transAxes, fontsize=9, family=_monospace(), va="bottom",
                          clip_on=False)
         ax._decoding_step = drawn = {"source": list(source), "bars": bars, "so_far": so_far}
     else:
         for bar, height, colour in zip(drawn["bars"], w[step], colours, strict=True):
             bar.set_height(float(height))
             bar.set_facecolor(colour)
-    drawn["title"] = ax.set_title(title or f"step {step + 1} of {len(output)}: chose '{output[step]}'", loc="left")
-    drawn["so_far"].set_text(f"output so far: {' '.join(output[:step])} [{output[step]}]")
+    drawn["title"] = ax.set_title(title or t("plots.step_title", step=step + 1, n=len(output), word=output[step]),
+                                  loc="left")
+    drawn["so_far"].set_text(t("plots.step_so_far", so_far=" ".join(output[:step]), word=output[step]))
     return ax
 
 
@@ -475,8 +486,9 @@ def draw_decoding_steps(source: Sequence[str], output: Sequence[str], weights, s
 
 
 # ---------------------------------------------------------------- Transformer heads (chapter 07)
-HEAD_KINDS = {"encoder": "encoder self-attention", "decoder_self": "decoder self-attention",
-              "decoder_cross": "cross-attention (decoder → encoder)"}
+# the three kinds of attention of a Transformer, each with its label in the current language
+HEAD_KINDS = Labels({"encoder": "plots.head_encoder", "decoder_self": "plots.head_decoder_self",
+                     "decoder_cross": "plots.head_decoder_cross"})
 
 
 def head_map(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], kind: str, layer: int, head: int,
@@ -521,10 +533,10 @@ def draw_head(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], 
     w, keys, queries = head_map(maps, src_tokens, tgt_tokens, kind, layer, head, index)
     n_layers = len([1 for kind_, _ in maps if kind_ == kind])
     n_heads = to_numpy(maps[(kind, layer)]).shape[1]
-    xlabel = {"encoder": "source words (keys)", "decoder_self": "target words read so far (keys)",
-              "decoder_cross": "source words (keys)"}[kind]
-    ylabel = "source words (queries)" if kind == "encoder" else "word being written (queries)"
-    title = title or f"{HEAD_KINDS[kind]}\nlayer {layer + 1} of {n_layers}, head {head + 1} of {n_heads}"
+    xlabel = t("plots.head_read_keys") if kind == "decoder_self" else t("plots.head_source_keys")
+    ylabel = t("plots.head_source_queries") if kind == "encoder" else t("plots.head_written_queries")
+    title = title or t("plots.head_title", kind=HEAD_KINDS[kind], layer=layer + 1, n_layers=n_layers, head=head + 1,
+                       n_heads=n_heads)
     return plot_attention(w, keys=keys, queries=queries, ax=ax, title=title, xlabel=xlabel, ylabel=ylabel,
                           annotate=False, colorbar=colorbar)
 
@@ -547,13 +559,13 @@ def draw_layer_heads(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence
             ax.set_visible(False)
             continue
         draw_head(maps, src_tokens, tgt_tokens, kind, layer, h, ax=ax, index=index, colorbar=False,
-                  title=f"head {h + 1} of {n_heads}")
+                  title=t("plots.head_of", head=h + 1, n_heads=n_heads))
         if h % columns:
             ax.set_ylabel("")
             ax.set_yticklabels([])
     image = axes.ravel()[0].images[0]
-    fig.colorbar(image, ax=axes.ravel().tolist(), fraction=0.02, pad=0.01, label="weight (0-1)")
-    fig.suptitle(f"{HEAD_KINDS[kind]}, layer {layer + 1}: every head", fontweight="bold")
+    fig.colorbar(image, ax=axes.ravel().tolist(), fraction=0.02, pad=0.01, label=t("plots.weight_01"))
+    fig.suptitle(t("plots.every_head", kind=HEAD_KINDS[kind], layer=layer + 1), fontweight="bold")
     return fig
 
 
@@ -565,11 +577,13 @@ __all__ += ["plot_loss_curves", "plot_attention_snapshots", "plot_alignment_curv
 
 
 def plot_loss_curves(losses: dict[str, Sequence[float]], ax=None, smooth: int = 20,
-                     title: str = "Training loss"):
+                     title: str | None = None):
     """Training loss against the step, one line per model: a moving average over `smooth` steps, log scale.
 
-    losses: {model name: per-step losses} (e.g. helpers.training.TrainLog.losses). Returns the Axes.
+    losses: {model name: per-step losses} (e.g. helpers.training.TrainLog.losses). title: None gives "Training
+    loss" in the current language. Returns the Axes.
     """
+    title = t("plots.loss_title") if title is None else title
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     for name, values in losses.items():
@@ -579,17 +593,19 @@ def plot_loss_curves(losses: dict[str, Sequence[float]], ax=None, smooth: int = 
         k = max(1, min(smooth, v.size))
         mean = np.convolve(v, np.ones(k) / k, mode="valid")         # (n_steps - k + 1,)
         ax.semilogy(np.arange(k, v.size + 1), mean, label=name)
-    ax.set(title=title, xlabel="training step (batches)", ylabel=f"cross-entropy (mean of {smooth} steps, log)")
+    ax.set(title=title, xlabel=t("plots.training_step"), ylabel=t("plots.loss_ylabel", smooth=smooth))
     ax.legend(loc="best")
     return ax
 
 
 def plot_attention_snapshots(maps: dict, source: Sequence[str], target: Sequence[str], columns: int | None = None,
-                             title: str = "The attention map of one sentence during training"):
+                             title: str | None = None):
     """Small multiples of plot_attention, one per training step, on one fixed 0-1 colour scale; returns the figure.
 
-    maps: {step: weights (n_target, n_source)}, all of one sentence; source/target: its words (ticks).
+    maps: {step: weights (n_target, n_source)}, all of one sentence; source/target: its words (ticks). title: None
+    gives the default in the current language.
     """
+    title = t("plots.snapshots_title") if title is None else title
     if not maps:
         raise ValueError("no maps to draw: give {step: weights (n_target, n_source)}")
     steps = sorted(maps)
@@ -599,35 +615,37 @@ def plot_attention_snapshots(maps: dict, source: Sequence[str], target: Sequence
     fig, axes = plt.subplots(rows, columns, figsize=(width * columns + 0.8, max(2.4, 1.1 + 0.2 * len(target)) * rows),
                              squeeze=False, sharey=True, layout="constrained")
     for k, (ax, step) in enumerate(zip(axes.ravel(), steps, strict=False)):
-        plot_attention(maps[step], keys=source, queries=target, ax=ax, title=f"after {step} steps",
-                       xlabel="source words", ylabel="target words" if k % columns == 0 else "", colorbar=False,
-                       annotate=False)
+        plot_attention(maps[step], keys=source, queries=target, ax=ax, title=t("plots.after_steps", step=step),
+                       xlabel=t("plots.source_words"), ylabel=t("plots.target_words") if k % columns == 0 else "",
+                       colorbar=False, annotate=False)
     for ax in axes.ravel()[len(steps):]:
         ax.set_visible(False)
     image = axes.ravel()[0].images[0]
-    fig.colorbar(image, ax=axes, fraction=0.02, pad=0.01, label="weight (0-1)")
+    fig.colorbar(image, ax=axes, fraction=0.02, pad=0.01, label=t("plots.weight_01"))
     fig.suptitle(title, fontweight="bold")
     return fig
 
 
-def plot_alignment_curve(curve: dict, baseline: dict | None = None, ax=None,
-                         title: str = "Alignment emerges during training"):
+def plot_alignment_curve(curve: dict, baseline: dict | None = None, ax=None, title: str | None = None):
     """Alignment accuracy (%, left axis) and attention mass on gold (0-1, right axis) against the training step.
 
     curve: {step: {"align": %, "mass": 0-1}} (helpers.training.alignment_scores at each step); baseline: the same
-    two numbers for attention with no information (uniform_attention_baseline), drawn dotted. Returns the left Axes.
+    two numbers for attention with no information (uniform_attention_baseline), drawn dotted. title: None gives
+    the default in the current language. Returns the left Axes.
     """
+    title = t("plots.alignment_title") if title is None else title
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     steps = sorted(curve)
     right = ax.twinx()
     right.spines["right"].set_visible(True)
-    ax.plot(steps, [curve[s]["align"] for s in steps], marker="o", color="tab:blue", label="alignment accuracy (%)")
-    right.plot(steps, [curve[s]["mass"] for s in steps], marker="s", color="tab:orange", label="mass on gold (0-1)")
+    align = METRIC_LABELS["align"]
+    ax.plot(steps, [curve[s]["align"] for s in steps], marker="o", color="tab:blue", label=align)
+    right.plot(steps, [curve[s]["mass"] for s in steps], marker="s", color="tab:orange", label=t("plots.mass_on_gold"))
     if baseline is not None:
-        ax.axhline(baseline["align"], ls=":", color="0.4", label="no-information baseline (uniform attention)")
-    ax.set(title=title, xlabel="training step (batches)", ylabel="alignment accuracy (%)", ylim=(0, 100))
-    right.set(ylabel="attention mass on gold (0-1)", ylim=(0, 1))
+        ax.axhline(baseline["align"], ls=":", color="0.4", label=t("plots.uniform_baseline"))
+    ax.set(title=title, xlabel=t("plots.training_step"), ylabel=align, ylim=(0, 100))
+    right.set(ylabel=t("plots.mass_ylabel"), ylim=(0, 1))
     handles = ax.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
     ax.legend(handles, [h.get_label() for h in handles], loc="center right", bbox_to_anchor=(1.0, 0.35), fontsize=8)
     return ax

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import torch
 
+from helpers import i18n
 from helpers.metrics import alignment_accuracy, corpus_bleu, exact_match
 from helpers.seq2seq import Seq2Seq, forced_attention, greedy_translate, length_batches, make_batch
 
@@ -64,7 +65,8 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     log = TrainLog()
     model.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    bar = tqdm(total=last, disable=not progress, desc=f"training ({model.config['kind']})", leave=False)
+    bar = tqdm(total=last, disable=not progress, desc=i18n.t("training.progress", kind=model.config["kind"]),
+               leave=False)
     wanted = sorted(set(callback_steps))
     if wanted and (wanted[0] < 0 or wanted[-1] > last or callback is None):
         raise ValueError(f"callback_steps must lie in 0..{last} and need a callback; got {wanted}")
@@ -229,12 +231,13 @@ def probe_nouns(model: Seq2Seq, pairs: Sequence, state: str = "forward",
 # ---------------------------------------------------------------- reporting
 def results_table(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "exact")) -> dict:
     """{bucket: {"model metric": value}} from {model: {bucket: {metric: value}}}, for helpers.tables.format_table."""
+    names = i18n.Labels({"bleu": "tables.bleu", "exact": "tables.exact"})   # the column names in the current language
     table: dict = {}
     for model, by_bucket in results.items():
         for bucket, res in by_bucket.items():
             for k in metrics:
                 if k in res:
-                    table.setdefault(bucket, {})[f"{model} {k}"] = res[k]
+                    table.setdefault(bucket, {})[f"{model} {names.get(k, k)}"] = res[k]
     return table
 
 

@@ -305,8 +305,8 @@ def translate_and_show(model, sentence: str | Sequence[str], plot: bool = True) 
     message = f"{' '.join(tokens)}  ->  {' '.join(hyp) or i18n.t('widgets.empty')}  {verdict}"
     figure = None
     if plot and weights is not None and len(hyp) > 0:
-        ax = plot_attention(weights, keys=tokens, queries=hyp, title=f"Attention while translating {len(tokens)} words",
-                            xlabel="source words", ylabel="translation (one row per output word)")
+        ax = plot_attention(weights, keys=tokens, queries=hyp, title=i18n.t("plots.translating_title", n=len(tokens)),
+                            xlabel=i18n.t("plots.source_words"), ylabel=i18n.t("plots.translation_rows"))
         figure = ax.figure
     elif weights is None:
         message += i18n.t("widgets.no_attention")
@@ -440,7 +440,7 @@ class DecodingStepViewer(_ShowsWidget):
 
     def __repr__(self) -> str:
         t = self.slider.value - 1
-        return f"DecodingStepViewer(step {t + 1} of {len(self.output)}: {self.output[t]!r})"
+        return f"DecodingStepViewer({i18n.t('widgets.step_repr', step=t + 1, n=len(self.output), word=self.output[t])})"
 
 
 # ----------------------------------------------------------------------------------------------- Transformer heads
@@ -469,8 +469,8 @@ def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind
     q, k = html.escape(str(queries[i])), html.escape(str(keys[j]))
     return (f'<div class="head-state" role="status" aria-live="polite" data-kind="{kind}" data-layer="{layer + 1}" '
             f'data-head="{head + 1}" data-sentence="{sentence}" data-strongest="{w[i, j]:.4f}">'
-            f"{html.escape(HEAD_KINDS[kind])} · layer {layer + 1} of {n_layers} · head {head + 1} of {n_heads} · "
-            f"sentence {sentence}: strongest link <b>{q}</b> → <b>{k}</b> ({w[i, j]:.4f})</div>")
+            + i18n.t("widgets.head_readout", kind=html.escape(HEAD_KINDS[kind]), layer=layer + 1, n_layers=n_layers,
+                     head=head + 1, n_heads=n_heads, sentence=sentence, query=q, key=k, weight=w[i, j]) + "</div>")
 
 
 class HeadExplorer(_ShowsWidget):
@@ -506,14 +506,16 @@ class HeadExplorer(_ShowsWidget):
         self.n_heads = int(maps[("encoder", 0)].shape[1])
         style = {"description_width": "80px"}
         self.kind = W.Dropdown(options=[(label, k) for k, label in HEAD_KINDS.items()], value=kind,
-                               description="attention", style=style, layout=W.Layout(width="420px"))
-        self.layer = W.IntSlider(value=1, min=1, max=self.n_layers, description="layer", style=style,
-                                 disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
-        self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description="head", style=style,
+                               description=i18n.t("widgets.head_attention"), style=style,
+                               layout=W.Layout(width="420px"))
+        self.layer = W.IntSlider(value=1, min=1, max=self.n_layers, description=i18n.t("widgets.head_layer"),
+                                 style=style, disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
+        self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description=i18n.t("widgets.head_head"), style=style,
                                 layout=W.Layout(width="300px"))
         labels = [f"{i}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]
         self.sentence = W.Dropdown(options=[(lab if len(lab) < 80 else lab[:77] + "...", i)
-                                            for i, lab in enumerate(labels)], value=0, description="sentence",
+                                            for i, lab in enumerate(labels)], value=0,
+                                   description=i18n.t("widgets.head_sentence"),
                                    style=style, layout=W.Layout(width="95%"))
         for control, css in ((self.kind, "head-kind"), (self.layer, "head-layer"), (self.head, "head-pick"),
                              (self.sentence, "head-sentence")):
@@ -563,8 +565,9 @@ class HeadExplorer(_ShowsWidget):
                                                self.n_heads)
 
     def __repr__(self) -> str:
-        return (f"HeadExplorer({self.kind.value}, layer {self.layer.value} of {self.n_layers}, head {self.head.value} "
-                f"of {self.n_heads}, sentence {self.sentence.value} of {len(self.pairs)})")
+        return "HeadExplorer(" + i18n.t("widgets.head_repr", kind=self.kind.value, layer=self.layer.value,
+                                        n_layers=self.n_layers, head=self.head.value, n_heads=self.n_heads,
+                                        sentence=self.sentence.value, n=len(self.pairs)) + ")"
 
 
 __all__ += ["head_readout_html", "HeadExplorer"]

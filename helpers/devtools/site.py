@@ -44,7 +44,7 @@ EDITIONS = {
            "sphinx_language": "en", "title": "Learning to Attend", "other_label": "中文版"},
     "zh": {"root": "README.zh", "chapters": "notebooks/zh/[0-9][0-9]_*.ipynb",
            "companion": "notebooks/companion/zh/*.md", "sphinx_language": "zh_CN",
-           "title": "学会注意", "other_label": "English"},
+           "title": "注意力，从零学起", "other_label": "English"},
 }
 # "Run this chapter" links: the README's templates ("Binder and JupyterHub"), filled from SITE_REPO (owner/name)
 BINDER_URL = "https://mybinder.org/v2/gh/{repo}/{branch}?urlpath=lab/tree/{path}"

@@ -715,9 +715,9 @@ sequence, here of length 1):
         context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # query s_t
         logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
         return logits, weights[:, 0], s_t
-""", zh_title="Luong 式连接的一步解码", zh_text="""
-Luong 式连接先只用词嵌入跑一步循环网络，再用新状态 s_t 做查询；输出部分同样读 [s_t; c_t; e]。
-在 Luong 式连接的翻译模型里，GRU 是 `decoder.rnn`（作用在序列上的 nn.GRU，这里序列长度为 1）：
+""", zh_title="Luong 接法的一步解码", zh_text="""
+Luong 接法先只用词嵌入跑一步循环网络，再用新状态 s_t 做查询；输出部分同样读 [s_t; c_t; e]。
+在 Luong 接法的翻译模型里，GRU 是 `decoder.rnn`（作用在序列上的 nn.GRU，这里序列长度为 1）：
 
     def my_step(decoder, y_prev, state, keys, enc):
         e = decoder.embedding(y_prev)                                   # (B, emb)

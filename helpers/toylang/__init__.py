@@ -70,7 +70,8 @@ from helpers.toylang.task import (
 from helpers.toylang.vocab import BOS, EOS, PAD, UNK, Vocab, source_vocab, target_vocab
 
 __all__ = [
-    "GRAMMARS", "LEXICON", "CATEGORY", "TARGET_ROLE", "PHENOMENA", "VARIATION_P", "sample_pairs", "translate", "references",
+    "GRAMMARS", "LEXICON", "CATEGORY", "TARGET_ROLE", "PHENOMENA", "VARIATION_P", "sample_pairs", "translate",
+    "references",
     "phenomena", "words_by_category", "is_noun", "vocabulary_hint", "max_target_length", "Vocab", "source_vocab",
     "target_vocab", "read_tsv", "write_tsv", "format_alignment", "parse_alignment", "load_split", "load_test_buckets",
     "TEST_BUCKETS", "TRAIN_LENGTHS", "UNSEEN_BUCKET", "write_data", "bucket_name", "split_stats", "stats_markdown",

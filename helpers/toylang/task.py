@@ -4,13 +4,14 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
+from helpers import i18n
 from helpers.toylang.common import MIN_LEN, _check_grammar
 from helpers.toylang.rich import (
     _PHRASAL_I,
     _PHRASAL_T,
     _RICH_CATEGORY,
     _RICH_WORDS,
-    TARGET_ROLE,
+    TARGET_ROLE,  # noqa: F401  (re-exported by helpers.toylang)
     _Flags,
     _parse_rich,
     _render,
@@ -133,9 +134,10 @@ def is_noun(word: str) -> bool:
     return CATEGORY.get(word) == "noun"
 
 
-_HINT_LABELS = {"det": "determiners", "adj": "adjectives", "noun": "nouns", "prep": "prepositions",
-                "verb_t": "verbs with an object", "verb_i": "verbs without one", "verb_phrasal": "phrasal verbs",
-                "rel": "relative words", "conj": "joining words"}
+# the category names of the hint, in the current language
+_HINT_LABELS = i18n.Labels({"det": "toylang.det", "adj": "toylang.adj", "noun": "toylang.noun", "prep": "toylang.prep",
+                       "verb_t": "toylang.verb_t", "verb_i": "toylang.verb_i", "verb_phrasal": "toylang.verb_phrasal",
+                       "rel": "toylang.rel", "conj": "toylang.conj"})
 
 
 def vocabulary_hint(grammar: str = "rich", per_category: int = 5) -> str:
@@ -150,8 +152,9 @@ def vocabulary_hint(grammar: str = "rich", per_category: int = 5) -> str:
     parts = []
     for c, ws in cats.items():
         more = ", ..." if len(ws) > per_category else ""
-        parts.append(f"{_HINT_LABELS.get(c, c)}: {', '.join(ws[:per_category])}{more}")
-    return "; ".join(parts)
+        words = ", ".join(ws[:per_category]) + more
+        parts.append(i18n.t("toylang.hint_part", label=_HINT_LABELS.get(c, c), words=words))
+    return i18n.t("toylang.hint_sep").join(parts)
 
 
 def max_target_length(n_src: int, grammar: str = "rich") -> int:
