@@ -790,7 +790,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.step_probabilities": (
         "these are probabilities (the softmax of the logits): the step returns the logits, the scores before the "
         "softmax; the loss and greedy decoding take them from there.",
-        "这是概率（logits 的 softmax）：这一步应返回 logits，也就是 softmax 之前的分数；损失和贪心解码再从它出发。"),
+        "这是概率（logits 的 softmax）：这一步应返回 logits，也就是 softmax 之前的得分；损失和贪心解码再从它出发。"),
     "ch05.step_log_probabilities": (
         "these are log-probabilities (log_softmax of the logits): return the logits themselves.",
         "这是对数概率（logits 的 log_softmax）：请直接返回 logits。"),
