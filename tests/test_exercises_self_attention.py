@@ -80,6 +80,8 @@ def test_shuffle_prediction_reads_negations(answer, with_positions, right):
 def test_shuffle_prediction_names_invariance(capsys, answer):
     out = said(capsys, lambda a: ex.check_shuffle_prediction(a, with_positions=False), answer)
     assert "equivariant, not invariant" in out
+    with_positions = said(capsys, lambda a: ex.check_shuffle_prediction(a, with_positions=True), answer)
+    assert "equivariant" not in with_positions and "position" in with_positions, "(b) has its own hint"
 
 
 @pytest.mark.parametrize("answer, words", [

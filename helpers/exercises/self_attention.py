@@ -131,7 +131,7 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
     expected = "changed" if with_positions else "shuffled the same way"  # the answer words stay English
     if reading == ("changed" if with_positions else "reordered"):
         return feedback(True, t("ch07.shuffle_ok_positions") if with_positions else t("ch07.shuffle_ok_set"))
-    if reading == "unchanged":                   # invariance: the classic slip (the outputs move with their words)
+    if reading == "unchanged" and not with_positions:   # invariance: the classic slip (outputs move with their words)
         message = t("ch07.shuffle_not_invariant")
     else:
         message = t("ch07.shuffle_hint_positions") if with_positions else t("ch07.shuffle_hint_set")
