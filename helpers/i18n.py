@@ -644,6 +644,50 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.neither": (
         "the weights are neither normalised nor masked: use a masked softmax.",
         "权重既没有归一化，也没有做掩码：请用带掩码的 softmax。"),
+    "ch05.divided_by_sum": (
+        "the scores are divided by their sum, with no exp: a softmax takes exp of each (masked) score first, then "
+        "divides by the sum.",
+        "这是把得分直接除以它们的和，没有取 exp：softmax 要先对每个（掩码后的）得分取 exp，再除以总和。"),
+    "ch05.filled_zero": (
+        "the padded scores were set to 0, not -inf: exp(0) = 1, so padding still gets weight. Fill them with "
+        "float('-inf') (masked_fill(~mask, float('-inf'))), so that exp gives exactly 0.",
+        "填充位置的得分被设成了 0，而不是 -inf：exp(0) = 1，填充位置照样分到权重。要填 float('-inf')"
+        "（masked_fill(~mask, float('-inf'))），这样 exp 之后正好是 0。"),
+    "ch05.log_softmax": (
+        "these are log-weights (log_softmax): they are negative and do not sum to 1. Use torch.softmax, the weights "
+        "themselves.",
+        "这是对数权重（log_softmax）：它们是负数，和也不是 1。请用 torch.softmax，得到权重本身。"),
+    "ch05.extra_scale": (
+        "the scores were divided by a square root before the softmax: score_fn already returns the scores, and any "
+        "scale belongs inside the score function, not in the attention step.",
+        "softmax 之前得分又除以了一个平方根：score_fn 返回的已经是得分，缩放属于得分函数内部，不属于注意力这一步。"),
+    "ch05.no_max_shift": (
+        "on scores near +1000 and -1000 the weights are NaN: exp(1000) overflows to inf and inf/inf is NaN, and "
+        "exp(-1000) underflows to 0 and 0/0 is NaN. The max shift is missing: subtract each sentence's maximum "
+        "score before exp, as in chapter 04 (torch.softmax(scores, dim=-1) does it for you).",
+        "得分接近 +1000 和 -1000 时权重变成了 NaN：exp(1000) 溢出成 inf，inf/inf 是 NaN；exp(-1000) 下溢成 0，"
+        "0/0 也是 NaN。缺了减去最大值这一步：取 exp 之前，先减去每个句子自己的最大得分，和第 04 章一样"
+        "（torch.softmax(scores, dim=-1) 会替你做）。"),
+    "ch05.global_max_shift": (
+        "on sentences whose scores lie a thousand apart the weights are NaN: one maximum of the whole batch was "
+        "subtracted (scores.max()), so a sentence far below it gets exp(-2000) = 0 everywhere, and 0/0 is NaN. "
+        "Subtract each sentence's own maximum: scores.amax(dim=-1, keepdim=True).",
+        "各句得分相差上千时权重变成了 NaN：减去的是整批的一个最大值（scores.max()），远低于它的句子处处是 "
+        "exp(-2000) = 0，而 0/0 是 NaN。应该减去每个句子自己的最大值：scores.amax(dim=-1, keepdim=True)。"),
+    "ch05.extreme_problem": (
+        "on scores near +1000 and -1000, {problem}",
+        "得分接近 +1000 和 -1000 时，{problem}"),
+    "ch05.extreme_differ": (
+        "on scores near +1000 and -1000 the weights or the context differ from the masked softmax's: a softmax does "
+        "not change when a sentence's scores all move by the same amount, so neither may yours.",
+        "得分接近 +1000 和 -1000 时，权重或上下文向量与带掩码的 softmax 不同：一个句子的得分整体平移同一个数时 "
+        "softmax 不变，你的结果也不该变。"),
+    "ch05.context_broadcast": (
+        "the context has shape ({B}, {B}, {C}): weights (B, S) @ encoder_states (B, S, C) multiplies every sentence's "
+        "weights with every sentence's states. Give the weights an axis first: (weights.unsqueeze(1) @ "
+        "encoder_states)[:, 0], or torch.bmm.",
+        "上下文向量的形状是 ({B}, {B}, {C})：weights (B, S) @ encoder_states (B, S, C) 把每个句子的权重和每个句子的"
+        "状态都乘了一遍。先给权重加一个维度：(weights.unsqueeze(1) @ encoder_states)[:, 0]，或者用 torch.bmm。"),
     "ch05.weights_nan": (
         "the weights contain NaN or infinity on sentences that have real tokens.",
         "在含有真实词元的句子上，权重出现了 NaN 或无穷大。"),
@@ -734,6 +778,36 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch05.step_old_state": (
         "the step returns the old state s_{{t-1}}; return the new state s_t, the next step's input.",
         "这一步返回的是旧状态 s_{{t-1}}；应返回新状态 s_t，它是下一步的输入。"),
+    "ch05.step_mask_inverted": (
+        "the mask is used the wrong way round: enc.mask is True at real words, so padding gets the weight and the "
+        "real words get none. Pass enc.mask as it is.",
+        "掩码用反了：enc.mask 在真实词上为 True，这样权重都给了填充位置，真实词一点也没有。直接传入 enc.mask。"),
+    "ch05.step_no_tanh": (
+        "the readout leaves out its tanh: the logits are decoder.output(tanh(decoder.pre_output([s_t; c_t; e]))) "
+        "(decoder.readout does it).",
+        "输出部分漏了 tanh：logits 是 decoder.output(tanh(decoder.pre_output([s_t; c_t; e])))"
+        "（decoder.readout 就是这样算的）。"),
+    "ch05.step_probabilities": (
+        "these are probabilities (the softmax of the logits): the step returns the logits, the scores before the "
+        "softmax; the loss and greedy decoding take them from there.",
+        "这是概率（logits 的 softmax）：这一步应返回 logits，也就是 softmax 之前的得分；损失和贪心解码再从它出发。"),
+    "ch05.step_log_probabilities": (
+        "these are log-probabilities (log_softmax of the logits): return the logits themselves.",
+        "这是对数概率（logits 的 log_softmax）：请直接返回 logits。"),
+    "ch05.step_readout_order": (
+        "the readout's input is {order}; the readout was trained on [s_t; c_t; e], in that order (torch.cat([s_t, "
+        "context, e], dim=-1)).",
+        "输出部分的输入是 {order}；它是按 [s_t; c_t; e] 这个顺序训练的（torch.cat([s_t, context, e], dim=-1)）。"),
+    "ch05.output_k": ("output {k}", "第 {k} 个输出"),
+    "ch05.decoder_axis": (
+        "{what} has shape {shape}; expected {want}: the values are right, but an axis of length 1 is extra or "
+        "missing. Index it away (x[:, 0] drops the query axis of the scorer's (B, 1, S) weights, x[0] the layer "
+        "axis of an nn.GRU state) or add it (x[:, None]).",
+        "{what} 的形状是 {shape}；应为 {want}：数值是对的，但多了或少了一个长度为 1 的维度。用索引去掉它"
+        "（x[:, 0] 去掉评分器 (B, 1, S) 权重里的查询维度，x[0] 去掉 nn.GRU 状态的层维度），或者加上它（x[:, None]）。"),
+    "ch05.decoder_shape": (
+        "{what} has shape {shape}; expected {want}.",
+        "{what} 的形状是 {shape}；应为 {want}。"),
     "ch07.divided_by_d": (
         "the scores are divided by d = 4; the scale is √d = 2.",
         "得分除以的是 d = 4；缩放因子是 √d = 2。"),
@@ -846,6 +920,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the positional encodings tie each vector to its place: after the shuffle, a word carries a different "
         "position. What does that do to its scores?",
         "位置编码把每个向量和它的位置绑在一起：打乱之后，一个词带上了不同的位置。这对它的得分有什么影响？"),
+    "ch07.shuffle_not_invariant": (
+        "\"unchanged\" would mean every output stays where it was. Does it? Each word's output moves with its word, so "
+        "the outputs come out in the new order (equivariant, not invariant). Which is it, then: \"shuffled the same "
+        "way\" or \"changed\"?",
+        "“不变”意味着每个输出都留在原处。真是这样吗？每个词的输出跟着这个词一起移动，所以输出按新的顺序出来（等变，而不是不变）。"
+        "那么答案是 \"shuffled the same way\" 还是 \"changed\"？"),
     "ch07.shuffle_hint_set": (
         "without positions, does any score qᵢ·kⱼ depend on where word j stands? Follow one word through the shuffle.",
         "没有位置信息时，有哪个得分 qᵢ·kⱼ 取决于词 j 站在哪里吗？跟着一个词走一遍打乱的过程。"),

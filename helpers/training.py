@@ -291,10 +291,12 @@ def word_class(src: Sequence[str], alignment: Sequence[Sequence[int]], j: int) -
 
 
 def alignment_by_class(weights: Sequence, pairs: Sequence) -> dict[str, dict[str, float]]:
-    """Alignment per target-word class (`word_class`): {class: {"n", "align" (%), "mass" (0-1), "early" (%)}}.
+    """Alignment per target-word class (`word_class`): {class: {"n", "align" (%), "mass" (0-1), "early" (%),
+    "misses", "early_misses"}}.
 
     weights: one (n_tgt, n_src) map per pair (e.g. forced_attention). "early": the share of the class's misses
-    whose most-attended position is the one just before its gold set (a systematic one-step-early miss).
+    whose most-attended position is the one just before its gold set (a systematic one-step-early miss);
+    "misses" and "early_misses" are the counts behind it (so a report can say "1 of 212", not "0%").
     Words without a source are left out (they have nothing to be right about).
     """
     if len(weights) != len(pairs):
@@ -311,7 +313,8 @@ def alignment_by_class(weights: Sequence, pairs: Sequence) -> dict[str, dict[str
             s[2] += float(torch.as_tensor(w)[j, list(gold)].sum())
             s[3] += best[j] not in gold and best[j] == min(gold) - 1
     return {c: {"n": n, "align": 100.0 * hits / n, "mass": mass / n,
-                "early": 100.0 * early / max(n - hits, 1)} for c, (n, hits, mass, early) in sorted(stats.items())}
+                "early": 100.0 * early / max(n - hits, 1), "misses": n - hits, "early_misses": early}
+            for c, (n, hits, mass, early) in sorted(stats.items())}
 
 
 def count_forward_calls(module: torch.nn.Module, fn) -> int:

@@ -67,8 +67,10 @@ def test_alignment_by_class_counts_hits_mass_and_early_misses():
     w[5, 2] = 1.0                 # le: no source, not counted
     got = alignment_by_class([w], [(src, tgt, align)])
     assert set(got) == {"noun", "circumposition, 1st half", "circumposition, 2nd half", "verb"}
-    assert got["noun"] == {"n": 2, "align": 100.0, "mass": 1.0, "early": 0.0}
-    assert got["circumposition, 1st half"] == pytest.approx({"n": 1, "align": 0.0, "mass": 0.3, "early": 100.0})
+    assert got["noun"] == {"n": 2, "align": 100.0, "mass": 1.0, "early": 0.0, "misses": 0, "early_misses": 0}
+    assert got["circumposition, 1st half"] == pytest.approx({"n": 1, "align": 0.0, "mass": 0.3, "early": 100.0,
+                                                             "misses": 1, "early_misses": 1})
+    assert (got["circumposition, 2nd half"]["misses"], got["circumposition, 2nd half"]["early_misses"]) == (1, 0)
     assert got["circumposition, 2nd half"]["early"] == 0.0 and got["circumposition, 2nd half"]["align"] == 0.0
     total = sum(c["n"] * c["align"] for c in got.values()) / sum(c["n"] for c in got.values())
     assert total == pytest.approx(alignment_accuracy([w], [align]))

@@ -69,9 +69,17 @@ def test_shuffle_prediction(capsys):
     ("The outputs don't change except for the order", False, True), ("不变，只是跟着打乱", False, True),
     ("not the same: they change", True, True), ("they are not just shuffled", True, True),
     ("unchanged", True, False), ("not the same", False, False), ("不一样", False, False),
+    ("unchanged", False, False), ("the same", False, False), ("no change", False, False), ("不变", False, False),
+    ("in a different order", False, True), ("in a different order", True, False), ("只是换了顺序", False, True),
 ])
 def test_shuffle_prediction_reads_negations(answer, with_positions, right):
     assert ex.check_shuffle_prediction(answer, with_positions=with_positions) is right
+
+
+@pytest.mark.parametrize("answer", ["unchanged", "the same", "they stay identical", "不变"])
+def test_shuffle_prediction_names_invariance(capsys, answer):
+    out = said(capsys, lambda a: ex.check_shuffle_prediction(a, with_positions=False), answer)
+    assert "equivariant, not invariant" in out
 
 
 @pytest.mark.parametrize("answer, words", [

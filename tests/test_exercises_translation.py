@@ -296,3 +296,87 @@ def test_a_malformed_entry_counts_as_a_try_but_text_does_not(capsys):
     out = said(capsys, lambda a: ex.check_alignment(a, "a cat slept in the house"), [0, [0, 1], 1, 3, 5.5, 3, 2, []])
     assert "entry 4 of `my_alignment` is 5.5" in out and ex.tries("05.1") == 1
     assert "Expected:" in said(capsys, lambda a: ex.check_alignment(a, "a cat slept in the house"), [0, "x"])
+
+
+# ---------------------------------------------------------------- classic slips of 05.3 and 05.4, each named
+def _by_hand(shift="row", zero_nan=True):
+    """05.3 with a softmax written out: shift "row" (each sentence's max), "none" or "global" (one max of the batch)."""
+    def attend(query, states, mask, score_fn):
+        s = score_fn(query, states).masked_fill(~mask[:, 0], float("-inf"))
+        top = {"row": s.amax(-1, keepdim=True).clamp_min(-1e300), "none": 0.0, "global": s.max()}[shift]
+        e = torch.exp(s - top)
+        w = e / e.sum(-1, keepdim=True)
+        w = torch.nan_to_num(w, nan=0.0) if zero_nan else w
+        return (w.unsqueeze(-1) * states).sum(1), w
+    return attend
+
+
+def test_a_softmax_by_hand_with_each_rows_max_shift_passes():
+    assert ex.check_attention_step(_by_hand("row"), with_query_axis=True) is True
+
+
+def _course_mask(weights_fn=None, context_fn=None):
+    """Like _step, with the course's (B, 1, S) mask."""
+    step = _step(weights_fn, context_fn)
+    return lambda q, v, m, f: step(q, v, m[:, 0], f)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (_by_hand("none"), "The max shift is missing"),
+    (_by_hand("none", zero_nan=False), "The max shift is missing"),
+    (_by_hand("global"), "one maximum of the whole batch was subtracted"),
+    (_by_hand("global", zero_nan=False), "one maximum of the whole batch was subtracted"),
+    (_course_mask(lambda s, m: torch.softmax(s.masked_fill(~m, 0.0), -1)), "set to 0, not -inf"),
+    (_course_mask(lambda s, m: torch.softmax(s * m, -1)), "set to 0, not -inf"),
+    (_course_mask(lambda s, m: s * m / (s * m).sum(-1, keepdim=True)), "divided by their sum, with no exp"),
+    (_course_mask(lambda s, m: torch.log_softmax(s.masked_fill(~m, float("-inf")), -1)), "log_softmax"),
+    (_course_mask(lambda s, m: torch.nan_to_num(torch.softmax(s.masked_fill(~m, float("-inf")) / 2.0, -1))),
+     "divided by a square root"),
+    (_course_mask(context_fn=lambda w, v, s: w @ v), "multiplies every sentence's weights"),
+])
+def test_attention_step_names_each_classic_slip_with_a_hint_first(capsys, fn, words):
+    out = said(capsys, lambda a: ex.check_attention_step(a, with_query_axis=True), fn)
+    assert words in out and "solution(" not in out, out
+    assert "solution('05.3')" in said(capsys, lambda a: ex.check_attention_step(a, with_query_axis=True), fn)
+
+
+def test_the_overflow_inputs_overflow_a_naive_softmax():
+    """The checker's extreme scores really break exp/sum without the shift (else the slip would pass)."""
+    from helpers.exercises.translation import _extreme_inputs, _naive_softmax
+
+    query, states, mask, score_fn = _extreme_inputs()
+    naive = _naive_softmax(score_fn(query, states).masked_fill(~mask, float("-inf")))
+    assert torch.isnan(naive[1][mask[1]]).all() and torch.isnan(naive[2][mask[2]]).all()   # inf/inf and 0/0
+    assert torch.isfinite(naive[0]).all()
+    assert torch.isfinite(_reference_step(query, states, mask, score_fn)[1]).all()
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"masked": "inverted"}, "the mask is used the wrong way round"),
+    ({"tanh": False}, "leaves out its tanh"),
+    ({"output": "probabilities"}, "these are probabilities"),
+    ({"output": "log-probabilities"}, "these are log-probabilities"),
+    *[({"readout": o}, "the readout's input is [") for o in ("cse", "esc", "sec", "ces", "ecs")],
+])
+def test_decoder_step_names_each_classic_slip_with_a_hint_first(capsys, kw, words):
+    from helpers.exercises.translation import _example_model, _step_variant
+
+    model, batch = _example_model()
+    out = said(capsys, lambda a: ex.check_decoder_step(a, model=model, batch=batch),
+               lambda *a: _step_variant(*a, **kw))
+    assert words in out and "solution(" not in out, (kw, out)
+
+
+@pytest.mark.parametrize("fix, words", [
+    (lambda l, w, s: (l, w[:, None], s), "weights has shape (3, 1, 6); expected (3, 6): the values are right"),
+    (lambda l, w, s: (l, w, s[None]), "state has shape (1, 3, 8); expected (3, 8): the values are right"),
+    (lambda l, w, s: (l[:, None], w, s), "logits has shape"),
+    (lambda l, w, s: (l, w.T, s), "weights has shape (6, 3); expected (3, 6)."),
+])
+def test_decoder_step_names_an_extra_axis_or_a_transposed_output(capsys, fix, words):
+    from helpers.exercises.translation import _example_model
+
+    model, batch = _example_model()
+    out = said(capsys, lambda a: ex.check_decoder_step(a, model=model, batch=batch),
+               lambda *a: fix(*_luong_step(*a)))
+    assert words in out, out

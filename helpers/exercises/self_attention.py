@@ -86,13 +86,27 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
 
 
 # Negations first: "unchanged" and "not the same" contain the other answer's words.
+# What an answer says happens to the outputs: reordered (equivariant), left as they were (invariant) or changed.
+# Checked in this order, so "not just shuffled" is a change and "unchanged except for the order" a reordering.
+_NOT_REORDERED = ("not the same way", "not shuffled the same", "not just shuffled", "not only shuffled", "not permuted",
+                  "n't permuted", "not just permuted", "not just reordered", "不只是打乱", "不仅仅是打乱", "不只是换了顺序")
+_REORDERED = ("same way", "shuffled", "permuted", "reordered", "rearranged", "different order", "new order", "other order",
+              "the order", "only moved", "just moved", "equivariant", "打乱", "置换", "重新排列", "换了顺序", "顺序变",
+              "顺序不同", "等变")
 _NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "not differ", "n't differ", "not different",
-                "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
-_NOT_SAME = ("not the same", "not same", "n't the same", "not shuffled the same", "not just shuffled",
-             "not permuted", "n't permuted", "不相同", "不一样", "不同", "不只是打乱")
-_SAME = ("shuffled the same way", "same way", "same order", "permuted", "shuffled", "equivariant", "same",
-         "同样", "相同", "一样", "打乱", "置换", "等变")
-_CHANGED = ("changed", "change", "different", "differ", "改变", "变了", "变化", "不同", "不一样")
+                "invariant", "identical", "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
+_CHANGED = ("not the same", "not same", "n't the same", "changed", "change", "different", "differ", "改变", "变了",
+            "变化", "不同", "不一样", "不相同")
+_SAME = ("same", "一样", "相同")
+
+
+def _shuffle_reading(text: str) -> str | None:
+    """"reordered", "unchanged" or "changed": what an answer says the shuffle does to the outputs (None: unclear)."""
+    for words, reading in ((_NOT_REORDERED, "changed"), (_REORDERED, "reordered"), (_NOT_CHANGED, "unchanged"),
+                           (_CHANGED, "changed"), (_SAME, "unchanged")):
+        if any(w in text for w in words):
+            return reading
+    return None
 
 
 def _shuffle_example() -> Example:
@@ -111,19 +125,16 @@ def check_shuffle_prediction(answer, with_positions: bool, name: str = "my_predi
     if not isinstance(answer, str):
         return unreadable(t("ch07.shuffle_type", name=name, what=describe(answer)))
     text = " ".join(answer.lower().replace("’", "'").split())
-    if any(w in text for w in _NOT_CHANGED):
-        same, changed = True, False
-    elif any(w in text for w in _NOT_SAME):
-        same, changed = False, True
-    else:
-        changed = any(w in text for w in _CHANGED)
-        same = any(w in text for w in _SAME) and not changed
-    if not (same or changed):
+    reading = _shuffle_reading(text)
+    if reading is None:
         return unreadable(t("ch07.shuffle_unclear", name=name, answer=repr(answer)))
     expected = "changed" if with_positions else "shuffled the same way"  # the answer words stay English
-    if changed == with_positions:
+    if reading == ("changed" if with_positions else "reordered"):
         return feedback(True, t("ch07.shuffle_ok_positions") if with_positions else t("ch07.shuffle_ok_set"))
-    message = t("ch07.shuffle_hint_positions") if with_positions else t("ch07.shuffle_hint_set")
+    if reading == "unchanged":                   # invariance: the classic slip (the outputs move with their words)
+        message = t("ch07.shuffle_not_invariant")
+    else:
+        message = t("ch07.shuffle_hint_positions") if with_positions else t("ch07.shuffle_hint_set")
     return wrong(exercise, message, repr(expected), show_answer)
 
 

@@ -322,6 +322,27 @@ def _step_inputs(batch: int, lengths, seed: int = 0):
     return query, states, mask, score_fn
 
 
+def _extreme_inputs(seed: int = 2):
+    """_step_inputs with every score of sentence 1 raised by 1000 and of sentence 2 lowered by 1000: a softmax
+    written by hand without the max shift overflows (exp(1000) = inf) on one and underflows (0/0) on the other."""
+    query, states, mask, score_fn = _step_inputs(3, [5, 3, 4], seed=seed)
+    offset = torch.tensor([0.0, 1000.0, -1000.0], dtype=torch.float64)[:, None]
+
+    def extreme_score_fn(q, keys):
+        """(B, H), (B, S, C) -> (B, S): qᵀ W k, shifted by ±1000 on sentences 1 and 2."""
+        return score_fn(q, keys) + offset.to(q.dtype)
+
+    return query, states, mask, extreme_score_fn
+
+
+def _naive_softmax(scores, shift: str = "none"):
+    """exp / sum over the last axis by hand: shift "none" (no max subtracted) or "global" (one max of the whole
+    batch).  (B, S) -> (B, S), NaN where 0/0 or inf/inf."""
+    finite = scores.masked_fill(torch.isinf(scores), float("-inf"))
+    e = torch.exp(scores - (finite.max() if shift == "global" else 0.0))
+    return e / e.sum(-1, keepdim=True)
+
+
 def _reference_step(query, states, mask, score_fn):
     """The course's attention step: masked softmax of the scores, weighted sum of the states; zeros when all padded."""
     from helpers.attention import masked_softmax
@@ -375,7 +396,8 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     """Check the attention part of one decoder step:
     fn(query (B, H), encoder_states (B, S, C), mask (B, S) bool True = real token, score_fn) -> (context (B, C),
     weights (B, S)), where score_fn(query, encoder_states) -> scores (B, S). with_query_axis: pass the mask as
-    (B, 1, S), the course's mask convention. A fully padded sentence must get zero weights and context, not NaN."""
+    (B, 1, S), the course's mask convention. A fully padded sentence must get zero weights and context, not NaN, and
+    scores near +1000 or -1000 must not overflow (a softmax by hand needs each sentence's maximum subtracted)."""
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
@@ -400,8 +422,14 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
     ref_ctx, ref_w = _reference_step(*inputs)
     if not _close(w, ref_w):
         unmasked = torch.softmax(scores, -1)
+        zero_filled = scores.masked_fill(~mask, 0.0)
         wrong_weights = [
             (scores, t("ch05.raw_scores")),
+            (zero_filled / zero_filled.sum(-1, keepdim=True), t("ch05.divided_by_sum")),
+            (torch.softmax(zero_filled, -1), t("ch05.filled_zero")),
+            (torch.log_softmax(hidden, -1), t("ch05.log_softmax")),
+            (torch.softmax(hidden / query.shape[-1] ** 0.5, -1), t("ch05.extra_scale")),
+            (torch.softmax(hidden / C ** 0.5, -1), t("ch05.extra_scale")),
             (torch.softmax(hidden, 0), t("ch05.batch_axis")),
             (torch.softmax(scores, 0), t("ch05.batch_axis_unmasked")),
             (torch.ones_like(scores), t("ch05.length_one_axis")),
@@ -424,6 +452,8 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
         return wrong(exercise, t("ch05.context_per_sentence"), None, show_answer)
     if ctx.shape == (B, S):
         return wrong(exercise, t("ch05.context_per_position"), None, show_answer)
+    if ctx.shape == (B, B, C):
+        return wrong(exercise, t("ch05.context_broadcast", B=B, C=C), None, show_answer)
     if ctx.shape != (B, C):
         return wrong(exercise, t("ch05.context_shape", shape=tuple(ctx.shape), B=B, C=C), None, show_answer)
     if not _close(ctx, ref_ctx):
@@ -438,6 +468,19 @@ def check_attention_step(fn, name: str = "my_attend", with_query_axis: bool = Fa
             if _close(ctx, candidate):
                 return wrong(exercise, message, None, show_answer)
         return wrong(exercise, t("ch05.context_wrong"), None, show_answer)
+    extreme = _extreme_inputs()
+    ctx3, w3, _, problem = _call_step(fn, name, extreme, with_query_axis)
+    if problem:
+        return wrong(exercise, t("ch05.extreme_problem", problem=problem), None, show_answer)
+    ref_ctx3, ref_w3 = _reference_step(*extreme)
+    if not (_close(w3, ref_w3) and _close(ctx3, ref_ctx3)):
+        raw = extreme[3](extreme[0], extreme[1]).masked_fill(~extreme[2], float("-inf"))
+        for candidate, message in ((_naive_softmax(raw), t("ch05.no_max_shift")),
+                                   (_naive_softmax(raw, "global"), t("ch05.global_max_shift"))):
+            if _close(w3, candidate) or _close(w3, torch.nan_to_num(candidate)):
+                return wrong(exercise, message, None, show_answer)
+        finite = torch.isfinite(w3).all() and torch.isfinite(ctx3).all()
+        return wrong(exercise, t("ch05.extreme_differ" if finite else "ch05.no_max_shift"), None, show_answer)
     empty = _step_inputs(2, [4, 0], seed=1)
     ctx2, w2, _, problem = _call_step(fn, name, empty, with_query_axis)
     if problem:
@@ -470,12 +513,17 @@ def _bahdanau_reference(decoder, y_prev, state, keys, enc):
     return decoder.step(y_prev, state, keys, enc)
 
 
+_READOUT_ORDERS = ("sce", "cse", "esc", "sec", "ces", "ecs")   # [s_t; c_t; e] first: the right one
+
+
 def _step_variant(decoder, y_prev, state, keys, enc, query="own", masked=True, context="attention",
-                  new_state=True):
+                  new_state=True, readout="sce", tanh=True, output="logits"):
     """A decoder step with one classic slip, built from the decoder's own parts (either wiring).
-    query: "own" (the wiring's), "previous" (s_{t-1}) or "current" (s_t); context: "attention" or "summary"."""
+    query: "own" (the wiring's), "previous" (s_{t-1}) or "current" (s_t); masked: True, False or "inverted";
+    context: "attention" or "summary"; readout: the order of [s_t; c_t; e] in the readout's input (one of
+    _READOUT_ORDERS); tanh: the readout's tanh; output: "logits", "probabilities" or "log-probabilities"."""
     e = decoder.embedding(y_prev)
-    mask = enc.mask if masked else torch.ones_like(enc.mask)
+    mask = {True: enc.mask, False: torch.ones_like(enc.mask), "inverted": ~enc.mask}[masked]
 
     def attend(q):
         c, w = decoder.scorer(q[:, None, :], keys, enc.outputs, mask=mask)
@@ -487,7 +535,17 @@ def _step_variant(decoder, y_prev, state, keys, enc, query="own", masked=True, c
     else:
         c, w = attend(state)
         s_t = decoder.cell(torch.cat([e, c], dim=-1), state)
-    return decoder.readout(s_t, c, e), w, s_t if new_state else state
+    parts = {"s": s_t, "c": c, "e": e}
+    hidden = decoder.pre_output(torch.cat([parts[k] for k in readout], dim=-1))
+    logits = decoder.output(torch.tanh(hidden) if tanh else hidden)
+    logits = {"logits": logits, "probabilities": torch.softmax(logits, -1),
+              "log-probabilities": torch.log_softmax(logits, -1)}[output]
+    return logits, w, s_t if new_state else state
+
+
+def _order_text(order: str) -> str:
+    """"cse" -> "[c_t; s_t; e]", as the readout's input is written."""
+    return "[" + "; ".join({"s": "s_t", "c": "c_t", "e": "e"}[k] for k in order) + "]"
 
 
 def _wiring_exercise(model, batch):
@@ -498,8 +556,12 @@ def _wiring_exercise(model, batch):
     keys = decoder.key_proj(enc.outputs)
     inputs = (decoder, batch.tgt_in[:, 0], decoder.initial_state(enc)[0], keys, enc)
     slip = lambda **kw: lambda *args: _step_variant(*args, **kw)  # noqa: E731
-    mistakes = {t("ch05.step_unmasked"): slip(masked=False), t("ch05.step_summary"): slip(context="summary"),
-                t("ch05.step_old_state"): slip(new_state=False)}
+    mistakes = {t("ch05.step_unmasked"): slip(masked=False), t("ch05.step_mask_inverted"): slip(masked="inverted"),
+                t("ch05.step_summary"): slip(context="summary"), t("ch05.step_old_state"): slip(new_state=False),
+                t("ch05.step_no_tanh"): slip(tanh=False),
+                t("ch05.step_probabilities"): slip(output="probabilities"),
+                t("ch05.step_log_probabilities"): slip(output="log-probabilities"),
+                **{t("ch05.step_readout_order", order=_order_text(o)): slip(readout=o) for o in _READOUT_ORDERS[1:]}}
     if decoder.wiring == "luong":
         mistakes = {t("ch05.luong_previous_query"): slip(query="previous"), **mistakes}
         return _luong_reference, inputs, mistakes, 3
@@ -529,17 +591,18 @@ def _example_model():
 @checker(exercises=("05.4",), example=_decoder_example)
 def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, encoder_arg: int = 1,
                        name: str = "my_step", exercise: str = "05.4", show_answer: bool = False, *, model=None,
-                       batch=None) -> bool:
+                       batch=None, output_names=None) -> bool:
     """Check a whole decoder step against a reference step (same signature, same outputs).
 
     Chapter 05: ``check_decoder_step(my_step, model=translator, batch=batch)`` checks
     my_step(decoder, y_prev (B,), state s_{t-1} (B, hidden), keys (B, S, key_size), enc) -> (logits (B, V),
     weights (B, S), s_t (B, hidden)) against the translator's own wiring (Luong's or Bahdanau's) on the first
-    target step of `batch`, and names the classic slips (the query of the other wiring, padding not masked, the
-    summary instead of the context, the old state returned).
+    target step of `batch`, and names the classic slips (the query of the other wiring, padding not masked or the
+    mask inverted, the summary instead of the context, the old state returned, the readout's tanh left out or its
+    input in another order, probabilities instead of logits, an extra axis of length 1).
     Otherwise: reference, a step; inputs, the arguments both are called with (a tuple); mistakes, {sentence:
     wrong_step}; encoder_arg, which argument holds the encoder states (if the learner's output ignores them, the
-    context does not reach the output).
+    context does not reach the output); output_names, the outputs' names for messages (default "output 0", ...).
     """
     if not_answered(step_fn, name):
         return False
@@ -549,6 +612,7 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
         with torch.no_grad():
             reference, inputs, known, encoder_arg = _wiring_exercise(model, batch)
         mistakes = {**known, **(mistakes or {})}
+        output_names = output_names or ("logits", "weights", "state")
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     copy = lambda xs: tuple(x.clone() if isinstance(x, torch.Tensor) else x for x in xs)  # noqa: E731
     with torch.no_grad():
@@ -563,6 +627,13 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
     bad = [k for k, (a, b) in enumerate(zip(got, want, strict=True)) if not _close(a, b, 1e-5)]
     if not bad:
         return feedback(True, t("ch05.decoder_ok"))
+    for k in bad:                             # right values, an extra (or missing) axis of length 1
+        a, b = got[k], want[k]
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape != b.shape:
+            names = output_names or [t("ch05.output_k", k=k) for k in range(len(want))]
+            same = a.numel() == b.numel() and _close(a.reshape(b.shape), b, 1e-5)
+            return wrong(exercise, t("ch05.decoder_axis" if same else "ch05.decoder_shape", what=names[k],
+                                     shape=tuple(a.shape), want=tuple(b.shape)), None, show_answer)
     for sentence, wrong_fn in (mistakes or {}).items():
         with torch.no_grad():
             candidate = _outputs(wrong_fn(*copy(args)))
