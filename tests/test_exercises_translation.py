@@ -368,10 +368,10 @@ def test_decoder_step_names_each_classic_slip_with_a_hint_first(capsys, kw, word
 
 
 @pytest.mark.parametrize("fix, words", [
-    (lambda l, w, s: (l, w[:, None], s), "weights has shape (3, 1, 6); expected (3, 6): the values are right"),
-    (lambda l, w, s: (l, w, s[None]), "state has shape (1, 3, 8); expected (3, 8): the values are right"),
-    (lambda l, w, s: (l[:, None], w, s), "logits has shape"),
-    (lambda l, w, s: (l, w.T, s), "weights has shape (6, 3); expected (3, 6)."),
+    (lambda lg, w, s: (lg, w[:, None], s), "weights has shape (3, 1, 6); expected (3, 6): the values are right"),
+    (lambda lg, w, s: (lg, w, s[None]), "state has shape (1, 3, 8); expected (3, 8): the values are right"),
+    (lambda lg, w, s: (lg[:, None], w, s), "logits has shape"),
+    (lambda lg, w, s: (lg, w.T, s), "weights has shape (6, 3); expected (3, 6)."),
 ])
 def test_decoder_step_names_an_extra_axis_or_a_transposed_output(capsys, fix, words):
     from helpers.exercises.translation import _example_model
