@@ -650,7 +650,7 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
             return wrong(exercise, t("ch05.context_unused"), None, show_answer)
     k = bad[0]
     wiring = getattr(getattr(model, "decoder", None), "wiring", None)
-    order = t(f"ch05.order_{wiring}") if wiring in ("luong", "bahdanau") else ""
+    order = {"luong": t("ch05.order_luong"), "bahdanau": t("ch05.order_bahdanau")}.get(wiring, "")
     return wrong(exercise, t("ch05.decoder_differs", k=k, n=len(want), order=order), None, show_answer)
 
 
