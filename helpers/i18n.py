@@ -437,6 +437,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch06.not_this_scorer": ("not {scorer}: {why}.", "不是 {scorer}：{why}。"),
     "ch06.count_ok": ("{scorer} has {count} parameters at d = {d}.", "d = {d} 时，{scorer} 有 {count} 个参数。"),
     "ch06.count_of_other": ("that is the count of {scorer}", "这是 {scorer} 的参数量"),
+    "ch06.count_at_size": (
+        "that is the count at d = {size}; here d_q = d_k = h = {d}",
+        "这是 d = {size} 时的参数量；这里 d_q = d_k = h = {d}"),
     "ch06.counts_only": (
         "that counts only {counted}; the score also uses {missing}",
         "这只数了 {counted}；打分还用到了 {missing}"),

@@ -42,6 +42,7 @@ def test_most_parameters_reads_the_registry(monkeypatch, capsys):
     ("additive", 64 * 128 + 64 + 64 + 1, "65 more than the weights"),     # the practitioner's W [h_t; h_s] and v
     ("additive", 64 * 128 + 64 + 1, "1 more than the weights"),          # v's bias only (cell 25's module)
     ("additive", 4096, "that is the count of 'multiplicative'"),
+    ("additive", 128 * 256 + 128, "that is the count at d = 128; here d_q = d_k = h = 64"),   # the table's d = 128 column
     ("additive", 64 * 128 + 64 + 64 * 3, "count every matrix and vector"),
     ("additive", 8256.5, "expected a whole number"),
     ("Additive", 8256, "expected one of the names 'additive'"),

@@ -79,6 +79,9 @@ def check_most_parameters(scorer, count, d: int = 64, names=("most_params_scorer
     slip = t("ch06.count_of_other", scorer=repr(other[0])) if other else None
     if slip is None and got - right in added:
         slip = t("ch06.no_bias", extra=got - right)
+    if slip is None:                                   # the right count at another size (the chapter's table has 128, 256)
+        size = next((d2 for d2 in (d // 2, 2 * d, 4 * d) if d2 > 0 and count_parameters(_build(best, d2)) == got), None)
+        slip = t("ch06.count_at_size", size=size, d=d) if size else None
     for r in range(1, len(params) if slip is None else 0):
         for subset in combinations(params, r):
             if got == sum(params[p].numel() for p in subset):
