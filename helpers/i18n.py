@@ -763,10 +763,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the output does not change when the encoder states do: the context vector never reaches the output.",
         "编码器状态变了，输出却不变：上下文向量根本没有传到输出。"),
     "ch05.decoder_differs": (
-        "output {k} of {n} differs from the reference step: compare each line with the step on the page (embedding, "
-        "query, scores, masked softmax, context, recurrent update, readout).",
-        "{n} 个输出中的第 {k} 个与参考实现不同：逐行对照书页上的那一步（词嵌入、查询、得分、带掩码的 softmax、"
-        "上下文向量、循环更新、输出）。"),
+        "output {k} of {n} differs from the reference step: compare each line with the step on the page{order}.",
+        "{n} 个输出中的第 {k} 个与参考实现不同：逐行对照书页上的那一步{order}。"),
+    "ch05.order_luong": (
+        " (Luong's wiring: embedding, recurrent update, query with the new state, scores, masked softmax, context, "
+        "readout)",
+        "（Luong 接法：词嵌入、循环更新、用新状态做查询、得分、带掩码的 softmax、上下文向量、输出）"),
+    "ch05.order_bahdanau": (
+        " (Bahdanau's wiring: embedding, query with the previous state, scores, masked softmax, context, recurrent "
+        "update, readout)",
+        "（Bahdanau 接法：词嵌入、用上一个状态做查询、得分、带掩码的 softmax、上下文向量、循环更新、输出）"),
     "ch05.luong_previous_query": (
         "the query is the previous state s_{{t-1}} (Bahdanau's wiring); Luong's wiring runs the GRU first and "
         "queries with the new state s_t.",

@@ -267,6 +267,29 @@ def test_decoder_step_of_a_luong_model_accepts_the_step_and_names_each_slip(caps
         assert words in out and "solution(" not in out, (kw, out)
     out = said(capsys, check, lambda *a: (2 * _luong_step(*a)[0],) + _luong_step(*a)[1:])
     assert "output 0 of 3 differs" in out and "solution('05.4')" in out     # a second wrong try
+    assert "Luong's wiring: embedding, recurrent update, query with the new state" in out   # Luong's order, GRU first
+
+
+def test_decoder_step_of_a_bahdanau_model_lists_bahdanau_order(capsys):
+    from helpers.exercises.translation import _example_model
+    from helpers.seq2seq import make_model
+
+    _, batch = _example_model()
+    model = make_model("attention", wiring="bahdanau", emb=8, hidden=8, attn_hidden=8, seed=0).eval()
+    step = lambda d, y, s, k, enc: d.step(y, s, k, enc)  # noqa: E731
+    out = said(capsys, lambda a: ex.check_decoder_step(a, model=model, batch=batch),
+               lambda *a: (2 * step(*a)[0],) + tuple(step(*a)[1:]))
+    assert "Bahdanau's wiring: embedding, query with the previous state" in out, out
+
+
+@pytest.mark.parametrize("axis_on", ["context", "weights", "both"])
+def test_attention_step_rejects_the_query_axis_left_on_its_outputs(capsys, axis_on):
+    def attend(query, states, mask, score_fn):   # right values, returned as (B, 1, C) and/or (B, 1, S)
+        ctx, w = _reference_step(query, states, mask[:, 0], score_fn)
+        return (ctx[:, None] if axis_on != "weights" else ctx), (w[:, None] if axis_on != "context" else w)
+
+    out = said(capsys, lambda a: ex.check_attention_step(a, with_query_axis=True), attend)
+    assert "an axis of length 1 is extra" in out and "Correct" not in out, out
 
 
 def test_decoder_step_of_a_bahdanau_model_is_its_helper_step(capsys):

@@ -385,8 +385,10 @@ def _call_step(fn, name, inputs, with_query_axis):
     if problem:
         return None, None, calls, f"`{name}` {problem}"
     B, S, C = states.shape
-    ctx = ctx[:, 0] if ctx.dim() == 3 and ctx.shape[1] == 1 else ctx
-    w = w[:, 0] if w.dim() == 3 and w.shape[1] == 1 else w
+    for x, label, want in ((ctx, "context", (B, C)), (w, "weights", (B, S))):   # (B, 1, ...): the query axis left on
+        if x.dim() == 3 and x.shape[1] == 1 and tuple(x.shape[::2]) == want:
+            return None, None, calls, t("ch05.decoder_axis", what=label, shape=tuple(x.shape),
+                                        want=want)
     return ctx, w, calls, None
 
 
@@ -647,7 +649,9 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
         if ok and got[0] is not None and _close(_outputs(out2)[0], got[0], 1e-9):
             return wrong(exercise, t("ch05.context_unused"), None, show_answer)
     k = bad[0]
-    return wrong(exercise, t("ch05.decoder_differs", k=k, n=len(want)), None, show_answer)
+    wiring = getattr(getattr(model, "decoder", None), "wiring", None)
+    order = {"luong": t("ch05.order_luong"), "bahdanau": t("ch05.order_bahdanau")}.get(wiring, "")
+    return wrong(exercise, t("ch05.decoder_differs", k=k, n=len(want), order=order), None, show_answer)
 
 
 register_solution("01.2", "translate by hand", """
