@@ -96,8 +96,6 @@ _REORDERED = ("same way", "shuffled", "permuted", "reordered", "rearranged", "di
 _NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "not differ", "n't differ", "not different",
                 "invariant", "identical",
                 "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
-_CHANGED = ("unchanged", "not change", "n't change", "no change", "not differ", "n't differ", "not different",
-                "invariant", "identical", "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
 _CHANGED = ("not the same", "not same", "n't the same", "changed", "change", "different", "differ", "改变", "变了",
             "变化", "不同", "不一样", "不相同")
 _SAME = ("same", "一样", "相同")
