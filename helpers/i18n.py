@@ -913,6 +913,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch07.self_attention_ok": (
         "every position attends to every position of the same sequence, Q = K = V = X.",
         "每个位置都关注同一序列中的所有位置，Q = K = V = X。"),
+    "ch07.no_exp": (
+        "the weights are the scores divided by their sum, with no exp: softmax takes exp of every score first, so "
+        "every weight is positive and the rows sum to 1 whatever the scores' signs.",
+        "这些权重是得分直接除以它们的和，没有取 exp：softmax 先对每个得分取 exp，"
+        "所以不论得分正负，每个权重都是正的，每行之和为 1。"),
     "ch07.shuffle_type": (
         "`{name}` is {what}; answer with a sentence: \"shuffled the same way\" or \"changed\".",
         "`{name}` 是{what}；请用一句话回答：\"shuffled the same way\"（同样地被打乱）或 \"changed\"（改变了）。"),

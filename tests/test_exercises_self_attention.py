@@ -46,6 +46,8 @@ def test_a_float_or_int_mask_of_ones_and_zeros_is_named_and_a_bool_one_is_accept
     (lambda X: (X, torch.softmax(X[:, :2] @ X[:, :2].T, -1)), "Check the three steps"),
     (lambda X: (None, self_attention(X)[1]), "context is not"),
     (lambda X: (X, self_attention(X)[1][:3]), "expected (6, 6)"),
+    (lambda X: ((X @ X.T / 2) / (X @ X.T / 2).sum(-1, keepdim=True) @ X,
+                (X @ X.T / 2) / (X @ X.T / 2).sum(-1, keepdim=True)), "with no exp"),
 ])
 def test_self_attention_mistakes(capsys, fn, words):
     assert words in said(capsys, ex.check_self_attention, fn)

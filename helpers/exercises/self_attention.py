@@ -61,9 +61,12 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
         return wrong(exercise, t("ch07.weights_none", name=name, what=returned(out[1])), None, show_answer)
     if weights.shape != (6, 6):
         return wrong(exercise, t("ch07.weights_shape", shape=tuple(weights.shape)), None, show_answer)
+    scores = X @ X.T / 2.0                                              # (n, n), scaled by sqrt(d) = 2
+    if torch.allclose(weights, scores / scores.sum(-1, keepdim=True), atol=1e-6, equal_nan=True):
+        return wrong(exercise, t("ch07.no_exp"), None, show_answer)     # normalised without exp
     if not torch.isfinite(weights).all() or (weights < 0).any():
         return wrong(exercise, t("ch07.weights_nan"), None, show_answer)
-    right = torch.softmax(X @ X.T / 2.0, dim=-1)
+    right = torch.softmax(scores, dim=-1)
     if not torch.allclose(weights.sum(-1), torch.ones(6, dtype=torch.float64), atol=1e-6):
         columns = torch.allclose(weights, right.T, atol=1e-6)
         return wrong(exercise, t("ch07.softmax_columns" if columns else "ch07.weights_sum"), None, show_answer)
