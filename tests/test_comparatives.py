@@ -2,9 +2,11 @@
 
 The learner-read checklist's kind 1 includes "the lead grows with n" over a printed series that falls and rises,
 and "X is the largest" over a table where another value is larger. This test reads every chapter's committed
-notebook: the prose of its Markdown cells and the Markdown its cells render (`display(Markdown(f"..."))`), and,
-for each sentence, the series printed nearby (what the cells of its section printed before it, and for a Markdown
-cell the next cell that prints; for a rendered text, also its own cell's outputs; and the sentence itself). It fails when
+notebook: the prose of its Markdown cells, the Markdown its cells render (`display(Markdown(f"..."))`) and the
+titles its cells give their plots, and,
+for each sentence, the series printed nearby (what the cells of its section printed before it, and for a
+Markdown cell the next cell that prints; for a rendered text, also its own cell's outputs; and the sentence itself).
+It fails when
 
 - a **trend** ("BLEU falls with length", "the cost grows with the width", or a sentence with a chain
   `a → b → c` and a verb of change) names a quantity that a nearby ordered series prints, and that series does
@@ -22,6 +24,8 @@ The preferred pattern, which no heuristic can fault, is a sentence that chooses 
 """
 from __future__ import annotations
 
+import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -82,16 +86,40 @@ def _printed_next(cells, index: int) -> list[str]:
     return []
 
 
+def plot_titles(source: str) -> list[str]:
+    """The titles a code cell gives its plots (title=..., set_title, suptitle), an f-string's fields shown as '…'."""
+    try:
+        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line  # magics are not Python
+                                   for line in source.splitlines()))
+    except SyntaxError:
+        return []
+
+    def text(node) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            return "".join(v.value if isinstance(v, ast.Constant) else "…" for v in node.values)
+        return None
+
+    found = []
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        named = [k.value for k in call.keywords if k.arg in ("title", "suptitle")]
+        if isinstance(call.func, ast.Attribute) and call.func.attr in ("set_title", "suptitle") and call.args:
+            named.append(call.args[0])
+        found += [t for t in map(text, named) if t]
+    return found
+
+
 def passages(nb) -> list[Passage]:
-    """Every Markdown cell and every rendered Markdown output, each with the text printed near it: what its section
-    printed before it, and (for a Markdown cell) the next cell that prints ("printed below")."""
+    """Every Markdown cell, rendered Markdown output and plot title, each with the text printed near it: what its
+    section printed before it, and (for a Markdown cell) the next cell that prints ("printed below")."""
     found, cells = [], nb.cells
     for i, cell in enumerate(cells):
         before = _printed_between(cells, _section_start(cells, i), i)
         if cell.cell_type == "markdown":
             found.append(Passage(i, cell.source, before + _printed_next(cells, i)))
         elif cell.cell_type == "code":
-            for text in _rendered(cell):
+            for text in _rendered(cell) + [t + "." for t in plot_titles(cell.source)]:
                 found.append(Passage(i, text, _output_texts(cell) + before))
     return found
 
@@ -120,7 +148,7 @@ class Series:
         if not any(self.labels):
             return True
         keys = [_first_number(label) for label in self.labels]
-        return None not in keys and all(a < b for a, b in zip(keys, keys[1:]))
+        return None not in keys and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
 def _number(text: str) -> float | None:
@@ -276,8 +304,8 @@ SAME = {"gap": "difference", "diff": "difference", "lead": "difference", "margin
 
 
 def words(text: str) -> set[str]:
-    """The content words of a text (two letters or more): lower case, -'s and plural -s dropped, a few synonyms made one ('a - b' is a
-    difference, like 'gap' and 'diff')."""
+    """The content words of a text (two letters or more): lower case, -'s and plural -s dropped, a few synonyms
+    made one ('a - b' is a difference, like 'gap' and 'diff')."""
     found = {re.sub(r"'s$", "", w) for w in re.findall(r"[a-z][a-z_']*", text.lower())}
     found = {SAME.get(w, w.rstrip("s") if len(w) > 3 else w) for w in found if w not in STOP and len(w) > 1}
     return found | ({"difference"} if re.search(r"\w \s*[-−]\s* \w", text) else set())
@@ -344,10 +372,10 @@ def extreme_claims(sentence: str) -> list[Claim]:
 
 
 def moves(values: list[float], direction: int, hedged: bool) -> bool:
-    """True if the values go the claimed way: monotone with ties allowed and the end past the start (hedged: the ends)."""
+    """True if the values go the claimed way: monotone, ties allowed, the end past the start (hedged: only the ends)."""
     if direction * (values[-1] - values[0]) <= 0:
         return False
-    return hedged or all(direction * (b - a) >= 0 for a, b in zip(values, values[1:]))
+    return hedged or all(direction * (b - a) >= 0 for a, b in zip(values, values[1:], strict=False))
 
 
 def _best(claim_words: set[str], candidates: list[Series]) -> list[Series]:
@@ -386,7 +414,7 @@ def _labels_named(before: str, series: Series) -> list[int]:
     a first letter may change case): in "additive learns the most, and is the slowest" the slowest is additive."""
     def named(text: str) -> list[int]:
         text = text.replace("_", " ")
-        return [i for i, label in enumerate(series.labels) if label.lower() not in STOP and re.search(
+        return [i for i, label in enumerate(series.labels) if label and label.lower() not in STOP and re.search(
             rf"(?<![\w-])(?i:{re.escape(label[0])}){re.escape(label[1:].replace('_', ' '))}(?![\w-])", text)]
     return next((found for clause in reversed(_clauses(before)) if (found := named(clause))), [])
 
@@ -424,7 +452,8 @@ def findings(nb) -> list[tuple[int, str, Series]]:
 def describe(finding: tuple[int, str, Series]) -> str:
     """One finding in words: the cell, the sentence and the series that contradicts it."""
     cell, sentence, s = finding
-    pairs = ", ".join(f"{label} {value:g}" if label else f"{value:g}" for label, value in zip(s.labels, s.values))
+    pairs = ", ".join(f"{label} {value:g}" if label else f"{value:g}"
+                      for label, value in zip(s.labels, s.values, strict=True))
     return f"cell {cell}: {sentence!r}\n    but {s.name.strip()!r} prints {pairs}"
 
 
@@ -514,33 +543,61 @@ def test_the_finding_names_the_cell_the_sentence_and_the_series():
 
 # Sentences this test judges wrongly, with the reason: {(notebook stem, cell): reason}. Keep it short.
 WAIVERS: dict[tuple[str, int], str] = {}
-# Genuine contradictions found in the committed chapters, reported to the lead (the notebooks are not this test's
-# to edit): {(notebook stem, cell): what is wrong}. Each is an xfail(strict=True) until the chapter is fixed.
+# Genuine contradictions found in the committed chapters and reported to the lead (this test does not edit
+# notebooks): {(notebook stem, cell): what is wrong}. Each is an xfail(strict=True) case below until it is fixed.
 KNOWN: dict[tuple[str, int], str] = {}
 
 
-def _chapter_cases():
-    """One case per chapter, marked xfail(strict) while it has a known, reported contradiction."""
-    cases = []
-    for path in chapter_notebooks():
-        known = [reason for (stem, _), reason in KNOWN.items() if stem == path.stem]
-        marks = [pytest.mark.xfail(strict=True, reason="; ".join(known))] if known else []
-        cases.append(pytest.param(path, marks=marks, id=path.stem))
-    return cases
+@functools.cache
+def _chapter_findings(stem: str) -> tuple[tuple[int, str, Series], ...]:
+    """The findings of one committed chapter (read once per test session)."""
+    path = next(p for p in chapter_notebooks() if p.stem == stem)
+    return tuple(findings(nbformat.read(path, as_version=4)))
 
 
-@pytest.mark.parametrize("path", _chapter_cases())
+@pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)
 def test_every_comparative_matches_its_printed_series(path):
-    found = [f for f in findings(nbformat.read(path, as_version=4)) if (path.stem, f[0]) not in WAIVERS]
+    found = [f for f in _chapter_findings(path.stem) if (path.stem, f[0]) not in {**WAIVERS, **KNOWN}]
     assert not found, (f"{path.name}: sentences that their printed series contradict (make the sentence say what "
                        "the output shows, or render its verb from the numbers):\n" + "\n".join(map(describe, found)))
 
 
-def test_every_waiver_and_known_finding_is_still_found():
-    """A waiver or a known finding that the detector no longer produces is stale: remove it."""
-    stale = []
-    for stem, cell in [*WAIVERS, *KNOWN]:
-        path = next(p for p in chapter_notebooks() if p.stem == stem)
-        if cell not in {c for c, _, _ in findings(nbformat.read(path, as_version=4))}:
-            stale.append((stem, cell))
-    assert not stale, f"stale entries in WAIVERS or KNOWN: {stale}"
+@pytest.mark.parametrize("stem, cell", [pytest.param(*key, marks=pytest.mark.xfail(strict=True, reason=reason))
+                                        for key, reason in KNOWN.items()]
+                         or [pytest.param("", 0, marks=pytest.mark.skip(reason="no known contradiction"))])
+def test_a_known_contradiction_is_fixed(stem, cell):
+    """Fails (xfail) while the reported sentence is still contradicted; passes, and so breaks strict, once fixed."""
+    assert cell not in {c for c, _, _ in _chapter_findings(stem)}
+
+
+def test_every_waiver_is_still_needed():
+    """A waiver whose sentence the detector no longer flags is stale: remove it."""
+    stale = [(stem, cell) for stem, cell in WAIVERS if cell not in {c for c, _, _ in _chapter_findings(stem)}]
+    assert not stale, f"stale entries in WAIVERS: {stale}"
+
+
+# A committed sentence turned false must be caught: (chapter stem, cell, the words, the words made false).
+FLIPPED = [
+    ("01_fixed_context_bottleneck", 18, 'title="BLEU falls with length"', 'title="BLEU rises with length"'),
+    ("01_fixed_context_bottleneck", 45, "and shrinks with length", "and grows with length"),
+    ("05_attention_translation", 37, "Bahdanau's wiring is the largest", "Luong's wiring is the largest"),
+    ("05_attention_translation", 38, "exact match does fall with length", "exact match does grow with length"),
+    ("06_scoring_functions_and_dropout", 20, "the dot products learn nothing and are the fastest",
+     "the dot products learn nothing and are the slowest"),
+    ("07_self_attention_and_transformer", 70, "The RNN's time per step grows faster", "The RNN's time per step falls"),
+]
+
+
+@pytest.mark.parametrize("stem, cell, true, false", FLIPPED, ids=[f"{s[:2]}-{c}" for s, c, _, _ in FLIPPED])
+def test_a_committed_sentence_made_false_is_caught(stem, cell, true, false):
+    nb = nbformat.read(next(p for p in chapter_notebooks() if p.stem == stem), as_version=4)
+    target = nb.cells[cell]
+    if target.cell_type == "markdown" or true.startswith("title="):
+        assert true in target.source, f"{stem} cell {cell} no longer says {true!r}: update FLIPPED"
+        target.source = target.source.replace(true, false)
+    else:
+        (out,) = [o for o in target.outputs if "text/markdown" in o.get("data", {})]
+        assert true in out["data"]["text/markdown"], f"{stem} cell {cell} no longer renders {true!r}: update FLIPPED"
+        out["data"]["text/markdown"] = out["data"]["text/markdown"].replace(true, false)
+    assert cell not in {c for c, _, _ in _chapter_findings(stem)}, "the true sentence should pass"
+    assert cell in {c for c, _, _ in findings(nb)}, f"{false!r} should contradict what {stem} prints near cell {cell}"
