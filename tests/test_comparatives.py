@@ -151,12 +151,16 @@ class Series:
         return None not in keys and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
+BYTES = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
 def _number(text: str) -> float | None:
-    """The number a table cell shows ('1,234', '+5.6', '26%', '2.6×'), or None if the cell is not one number."""
-    text = text.strip().rstrip("%×x").strip()
-    if not re.fullmatch(NUMBER, text):
+    """The number a table cell shows ('1,234', '+5.6', '26%', '2.6×', '1.5 MiB' in bytes), or None if the cell is
+    not one number."""
+    text, _, unit = text.strip().rstrip("%×x").strip().partition(" ")
+    if not re.fullmatch(NUMBER, text) or unit not in ("", *BYTES):
         return None
-    return float(text.replace(",", "").replace("−", "-"))
+    return float(text.replace(",", "").replace("−", "-")) * BYTES.get(unit, 1)
 
 
 def _first_number(label: str) -> float | None:
@@ -194,6 +198,8 @@ def table_series(text: str) -> list[Series]:
     for header, *rows in _table_blocks(text):
         width = len(rows[0])
         header = [""] * (width - len(header)) + header                       # format_table with no index name
+        if any(_number(h) is not None for h in header[1:]):                  # numbers, not a header: no table
+            continue
         index_name, labels = header[0], [row[0] for row in rows]
         for j in range(1, width):
             values = [_number(row[j]) for row in rows]
@@ -279,10 +285,22 @@ def record_series(text: str) -> list[Series]:
     return found
 
 
+def spaced_series(text: str) -> list[Series]:
+    """Each line 'name: 0.45  0.93  3.05' (three or more numbers, two spaces apart, units allowed), named by its
+    text before the colon."""
+    found = []
+    for line in text.splitlines():
+        name, colon, rest = line.partition(": ")
+        values = [_number(v) for v in re.split(r"\s{2,}", rest.strip())] if colon else [None]
+        if len(values) >= 3 and None not in values:
+            found.append(Series(name, [""] * len(values), values))
+    return found
+
+
 def series_in(texts: list[str]) -> list[Series]:
     """Every series printed in `texts`."""
-    return [s for text in texts for finder in (table_series, chain_series, list_series, labelled_series, record_series)
-            for s in finder(text)]
+    finders = (table_series, chain_series, list_series, labelled_series, record_series, spaced_series)
+    return [s for text in texts for finder in finders for s in finder(text)]
 
 
 # ------------------------------------------------------------------------------------------------- the claims
@@ -300,12 +318,13 @@ QUALIFIED = re.compile(r"\b(?:that|which|who|among|except|other than|besides|apa
 TIME_WORDS = {"ms", "time", "seconds", "cpu", "s"}
 
 
-SAME = {"gap": "difference", "diff": "difference", "lead": "difference", "margin": "difference"}
+SAME = {"gap": "difference", "diff": "difference", "lead": "difference", "margin": "difference",
+        "ms": "time", "second": "time"}
 
 
 def words(text: str) -> set[str]:
     """The content words of a text (two letters or more): lower case, -'s and plural -s dropped, a few synonyms
-    made one ('a - b' is a difference, like 'gap' and 'diff')."""
+    made one ('a - b' is a difference, like 'gap' and 'diff'; 'ms' is a time)."""
     found = {re.sub(r"'s$", "", w) for w in re.findall(r"[a-z][a-z_']*", text.lower())}
     found = {SAME.get(w, w.rstrip("s") if len(w) > 3 else w) for w in found if w not in STOP and len(w) > 1}
     return found | ({"difference"} if re.search(r"\w \s*[-−]\s* \w", text) else set())
@@ -334,6 +353,7 @@ class Claim:
     chain: Series | None = None     # trend: the chain printed in the sentence itself
     pick: object = None       # extreme: max or min
     context: str = ""         # extreme: the clause around the superlative, to choose the series
+    variable: str = ""        # trend: what it grows with ("length", "the width", "n²")
 
 
 def trend_claims(sentence: str) -> list[Claim]:
@@ -345,11 +365,12 @@ def trend_claims(sentence: str) -> list[Claim]:
         subject = _clause_before(sentence, match.start())
         if NEGATION.search(before[-40:]) or re.search(r"\bnot\b", subject):
             continue
-        if not (re.match(r"\s*(?:(?:\w+ly|too|far|much|faster|slower|more|less)\s+)*(?:with|as)\b", match["after"])
-                or chains):
+        against = re.match(r"\s*(?:(?:\w+ly|too|far|much|faster|slower|more|less)\s+)*(?:with|as|like)\s+(.*)",
+                           match["after"])
+        if not (against or chains):
             continue
         found.append(Claim(sentence, "trend", subject, 1 if match["up"] else -1, bool(HEDGE.search(sentence)),
-                           chains[0] if chains else None))
+                           chains[0] if chains else None, variable=against[1] if against else ""))
     return found
 
 
@@ -359,7 +380,7 @@ def extreme_claims(sentence: str) -> list[Claim]:
     found = []
     sups = "|".join([*EXTREME, "fastest", "slowest", "best", "worst"])
     for match in re.finditer(rf"\b(?:is|are|was|were|has|have|learns?|gets?|takes?)\s+(?:by far\s+|also\s+)?"
-                             rf"the\s+(?P<sup>{sups})\b(?P<after>[^,;.]*)", sentence, re.I):
+                             rf"the\s+(?P<sup>{sups})\b(?!-)(?P<after>[^,;.]*)", sentence, re.I):
         if NEGATION.search(_clause_before(sentence, match.start())) or QUALIFIED.search(match["after"]):
             continue
         sup = match["sup"].lower()
@@ -385,12 +406,24 @@ def _best(claim_words: set[str], candidates: list[Series]) -> list[Series]:
     return [s for s in candidates if top and score[id(s)] == top]
 
 
+def _names_variable(series: Series, variable: str) -> bool:
+    """True if an unlabelled series' name names the variable of a trend ('BLEU by width' for 'grows with width')."""
+    said = set(re.findall(r"[a-z]+", variable.lower())[:3]) - STOP
+    return bool(said & set(re.findall(r"[a-z]+", series.name.lower())))
+
+
+def trend_series(claim: Claim, printed: list[Series]) -> list[Series]:
+    """The series a trend claim is about: its own chain, or the printed ordered series (three numbers or more;
+    unlabelled ones must name the variable) whose names best match its subject."""
+    if claim.chain is not None:
+        return [claim.chain]
+    return _best(words(claim.subject), [s for s in printed if s.ordered() and len(s.values) >= 3
+                                        and (any(s.labels) or _names_variable(s, claim.variable))])
+
+
 def judge_trend(claim: Claim, printed: list[Series]) -> Series | None:
     """The series that contradicts the trend claim, or None (it agrees, or nothing printed names its subject)."""
-    if claim.chain is not None:
-        matched = [claim.chain]
-    else:
-        matched = _best(words(claim.subject), [s for s in printed if s.ordered() and len(s.values) >= 3])
+    matched = trend_series(claim, printed)
     contradicting = [s for s in matched if not moves(s.values, claim.direction, claim.hedged)]
     return contradicting[0] if matched and len(contradicting) == len(matched) else None
 
@@ -419,11 +452,17 @@ def _labels_named(before: str, series: Series) -> list[int]:
     return next((found for clause in reversed(_clauses(before)) if (found := named(clause))), [])
 
 
-def judge_extreme(claim: Claim, printed: list[Series]) -> Series | None:
-    """The series that contradicts the superlative claim, or None."""
+def extreme_series(claim: Claim, printed: list[Series]) -> list[Series]:
+    """The series a superlative is about: those holding a label it names, for which the superlative has a sense
+    (a time for 'fastest'), best matching its clause; if none matches by name, every one of them."""
     candidates = [s for s in printed if len(s.values) >= 2 and _labels_named(claim.subject, s)
                   and _pick_for(claim.pick, s) is not None]
-    named = _best(words(claim.context), candidates) or candidates        # no name shared: every series with the label
+    return _best(words(claim.context), candidates) or candidates
+
+
+def judge_extreme(claim: Claim, printed: list[Series]) -> Series | None:
+    """The series that contradicts the superlative claim, or None."""
+    named = extreme_series(claim, printed)
     contradicting = []
     for s in named:
         pick = _pick_for(claim.pick, s)
@@ -437,7 +476,7 @@ def findings(nb) -> list[tuple[int, str, Series]]:
     found = []
     for passage in passages(nb):
         printed = series_in(passage.nearby)
-        for sentence in sentences(passage.text):
+        for sentence in (s for s in sentences(passage.text) if not s.endswith("?")):     # a question claims nothing
             for claim in trend_claims(sentence):
                 hit = judge_trend(claim, printed + series_in([sentence]))
                 if hit:
