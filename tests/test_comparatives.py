@@ -126,7 +126,7 @@ def passages(nb) -> list[Passage]:
 
 def sentences(text: str) -> list[str]:
     """The sentences of a text, on one line each, without Markdown emphasis and code ticks."""
-    text = re.sub(r"[*`_]{1,2}(?=\S)|(?<=\S)[*`_]{1,2}", "", text)
+    text = re.sub(r"\*\*?|`|(?<!\w)__?(?=\w)|(?<=\w)__?(?!\w)", "", text)           # not the _ of scaled_dot
     return [" ".join(s.split()) for s in re.split(r"(?<=[.!?])\s+(?=[A-Z(])|\n\s*\n|\n(?=[-*|#])", text) if s.strip()]
 
 
@@ -344,16 +344,18 @@ def _clauses(text: str) -> list[str]:
 
 @dataclass
 class Claim:
-    """One comparative of a sentence: a trend of a subject, or an extreme (max or min) of a label."""
+    """One comparative of a sentence: a trend of a subject, an extreme (max or min) of a label, or a pair of labels
+    ('A is larger than B')."""
     sentence: str
-    kind: str                 # "trend" or "extreme"
+    kind: str                 # "trend", "extreme" or "pair"
     subject: str              # the words naming the quantity (trend), or the text before the superlative (extreme)
     direction: int = 0        # trend: +1 grows, -1 falls
     hedged: bool = False      # trend: only the ends must agree
     chain: Series | None = None     # trend: the chain printed in the sentence itself
     pick: object = None       # extreme: max or min
-    context: str = ""         # extreme: the clause around the superlative, to choose the series
+    context: str = ""         # the words that choose among series: the clause of a superlative, a trend's sentence
     variable: str = ""        # trend: what it grows with ("length", "the width", "n²")
+    other: str = ""           # pair: the text after 'than', which names the label compared with
 
 
 def trend_claims(sentence: str) -> list[Claim]:
@@ -370,7 +372,7 @@ def trend_claims(sentence: str) -> list[Claim]:
         if not (against or chains):
             continue
         found.append(Claim(sentence, "trend", subject, 1 if match["up"] else -1, bool(HEDGE.search(sentence)),
-                           chains[0] if chains else None, variable=against[1] if against else ""))
+                           chains[0] if chains else None, variable=against[1] if against else "", context=before))
     return found
 
 
@@ -389,6 +391,25 @@ def extreme_claims(sentence: str) -> list[Claim]:
     return found
 
 
+SUPERLATIVE_OF = {"larger": "largest", "bigger": "biggest", "higher": "highest", "greater": "greatest",
+                  "more": "most", "smaller": "smallest", "lower": "lowest", "fewer": "fewest", "less": "least",
+                  "faster": "fastest", "slower": "slowest", "better": "best", "worse": "worst"}
+
+
+def pair_claims(sentence: str) -> list[Claim]:
+    """'A is (far) larger/faster/... than B': both A and B must be labels of one printed series."""
+    found = []
+    for match in re.finditer(rf"\b(?:is|are|was|were|has|have|gets?|takes?)\s+"
+                             rf"(?:far |much |a little |slightly )?(?:a |an )?(?P<cmp>{'|'.join(SUPERLATIVE_OF)})"
+                             rf"\b(?: \w+)? than (?P<other>[^,;.]*)", sentence, re.I):
+        if NEGATION.search(_clause_before(sentence, match.start())):
+            continue
+        cmp = match["cmp"].lower()
+        found.append(Claim(sentence, "pair", sentence[: match.start()], pick=SUPERLATIVE_OF[cmp],
+                           context=_clause_before(sentence, match.start()) + " " + match[0], other=match["other"]))
+    return found
+
+
 # ---------------------------------------------------------------------------------------------------- judging
 
 
@@ -399,11 +420,19 @@ def moves(values: list[float], direction: int, hedged: bool) -> bool:
     return hedged or all(direction * (b - a) >= 0 for a, b in zip(values, values[1:], strict=False))
 
 
-def _best(claim_words: set[str], candidates: list[Series]) -> list[Series]:
-    """The candidates whose name shares the most words with the claim (none if no word is shared)."""
-    score = {id(s): len(claim_words & words(s.name)) for s in candidates}
-    top = max(score.values(), default=0)
-    return [s for s in candidates if top and score[id(s)] == top]
+NEGATORS = {"no", "without", "untrained"}
+
+
+def _best(claim_words: set[str], candidates: list[Series], sentence_words: set[str] = frozenset()) -> list[Series]:
+    """The candidates whose name shares a word with the claim, those that share the most first. A name that the
+    sentence names twice over but with 'no' on one side only ranks last: 'with attention' is not 'no attention'."""
+    def rank(s: Series) -> tuple[int, int]:
+        name, said = words(s.name), claim_words | sentence_words
+        one_sided = len(said & name) >= 2 and bool((said ^ name) & NEGATORS)
+        return (not one_sided, len(claim_words & name))
+    ranks = {id(s): rank(s) for s in candidates if claim_words & words(s.name)}
+    top = max(ranks.values(), default=None)
+    return [s for s in candidates if top and ranks.get(id(s)) == top]
 
 
 def _names_variable(series: Series, variable: str) -> bool:
@@ -418,7 +447,8 @@ def trend_series(claim: Claim, printed: list[Series]) -> list[Series]:
     if claim.chain is not None:
         return [claim.chain]
     return _best(words(claim.subject), [s for s in printed if s.ordered() and len(s.values) >= 3
-                                        and (any(s.labels) or _names_variable(s, claim.variable))])
+                                        and (any(s.labels) or _names_variable(s, claim.variable))],
+                 words(claim.context))
 
 
 def judge_trend(claim: Claim, printed: list[Series]) -> Series | None:
@@ -471,6 +501,28 @@ def judge_extreme(claim: Claim, printed: list[Series]) -> Series | None:
     return contradicting[0] if named and len(contradicting) == len(named) else None
 
 
+def pair_series(claim: Claim, printed: list[Series]) -> list[Series]:
+    """The series a pair comparison is about: those holding a label named before it and another named after
+    'than', for which the comparative has a sense, best matching its clause; if none matches by name, all."""
+    candidates = [s for s in printed if _pick_for(claim.pick, s) is not None
+                  and set(_labels_named(claim.subject, s)) - set(_labels_named(claim.other, s))
+                  and _labels_named(claim.other, s)]
+    return _best(words(claim.context), candidates) or candidates
+
+
+def judge_pair(claim: Claim, printed: list[Series]) -> Series | None:
+    """The series that contradicts 'A is larger than B' (A's value not beyond every B's), or None."""
+    named = pair_series(claim, printed)
+    contradicting = []
+    for s in named:
+        sign = 1 if _pick_for(claim.pick, s) is max else -1
+        others = _labels_named(claim.other, s)
+        mine = [i for i in _labels_named(claim.subject, s) if i not in others]
+        if any(sign * (s.values[i] - s.values[j]) <= 0 for i in mine for j in others):
+            contradicting.append(s)
+    return contradicting[0] if named and len(contradicting) == len(named) else None
+
+
 def findings(nb) -> list[tuple[int, str, Series]]:
     """(cell, sentence, series) for every comparative that a nearby printed series contradicts."""
     found = []
@@ -483,6 +535,10 @@ def findings(nb) -> list[tuple[int, str, Series]]:
                     found.append((passage.cell, sentence, hit))
             for claim in extreme_claims(sentence):
                 hit = judge_extreme(claim, printed + series_in([sentence]))
+                if hit:
+                    found.append((passage.cell, sentence, hit))
+            for claim in pair_claims(sentence):
+                hit = judge_pair(claim, printed + series_in([sentence]))
                 if hit:
                     found.append((passage.cell, sentence, hit))
     return found
@@ -521,6 +577,10 @@ LOSS_TABLE = ("length  loss\n"
               "5       1.20\n"
               "10      1.45\n"
               "20      1.90\n")
+RESULTS = ("bucket  no attention bleu  no attention exact  attention bleu  attention exact\n"
+           "4-10                 59.0                40.0            97.5             90.0\n"
+           "11-20                22.8                 0.0            98.1             85.0\n"
+           "21-30                17.3                 0.0            98.9             70.0\n")
 WIDTH_TABLE = ("width       d = 32  d = 64  d = 128  d = 256\n"
                "ms per step   10.0    14.0     12.0     20.0\n")
 SIZES = "parameters: no attention 451,748, Luong's wiring 378,084, Bahdanau's wiring 476,388\n"
@@ -528,6 +588,9 @@ SIZES = "parameters: no attention 451,748, Luong's wiring 378,084, Bahdanau's wi
 
 @pytest.mark.parametrize("cells, wrong", [
     ((("print", LOSS_TABLE), "The loss falls with length."), True),
+    ((("print", RESULTS), "With attention, BLEU falls with length."), True),     # the attention column, not the other
+    ((("print", RESULTS), "Without attention, BLEU falls with length."), False),
+    ((("print", RESULTS), "Exact match falls with length."), False),
     ((("print", LOSS_TABLE), "The loss grows with length."), False),
     ((("print", LOSS_TABLE), "The loss does not fall with length."), False),         # negated: not judged
     ((("print", LOSS_TABLE), "The accuracy falls with length."), False),             # names no printed series
@@ -538,6 +601,10 @@ SIZES = "parameters: no attention 451,748, Luong's wiring 378,084, Bahdanau's wi
     ((("print", SIZES), "Bahdanau's wiring is the largest, because its cell also takes the context."), False),
     ((("print", SIZES), "Luong's wiring has the fewest parameters."), False),
     ((("print", SIZES), "Bahdanau's wiring has the fewest parameters."), True),
+    ((("print", SIZES), "Bahdanau's wiring is larger than Luong's wiring."), False),
+    ((("print", SIZES), "Luong's wiring is larger than Bahdanau's wiring."), True),
+    ((("print", SIZES), "With Luong's wiring the model is smaller than with no attention."), False),
+    ((("print", SIZES), "Luong's wiring is not larger than no attention."), False),               # negated
     ((("print", "      additive: 32,896 parameters,   54.32 ms per call\n"
                 "           dot:      0 parameters,    1.58 ms per call\n"
                 "    scaled_dot:      0 parameters,    1.80 ms per call\n"),
