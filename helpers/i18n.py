@@ -289,6 +289,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch02.point_query": (
         "point the query the way that key points, and make it longer to sharpen the softmax",
         "让查询指向这个键的方向，再把它拉长，让 softmax 更尖锐"),
+    "ch02.make_longer": (
+        "the query already points the right way; make it longer (multiply it by a number) to sharpen the softmax",
+        "查询的方向已经对了；把它拉长（乘上一个数），让 softmax 更尖锐"),
     "ch02.top_key": ("right now '{key}' gets the most ({share:.2f})", "目前得到权重最多的是 '{key}'（{share:.2f}）"),
     "ch02.query_answer": (
         "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight",
