@@ -1059,6 +1059,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "toylang.conj": ("joining words", "连词"),
     "toylang.hint_part": ("{label}: {words}", "{label}：{words}"),
     "toylang.hint_sep": ("; ", "；"),
+    # ------------------------------------------------------------------ chapter 01: the evidence file's live check
+    "evidence.not_compared": (
+        "{recipe}: {unit} is not among the {n_units} stored runs, so this live run was not compared with a stored one "
+        "(the stored runs are {seeds} by seed)",
+        "{recipe}：{unit} 不在保存的 {n_units} 次训练之中，所以这次现场训练没有和保存的训练对照"
+        "（保存的训练按种子是 {seeds}）"),
     # --------------------------------------------------------------------------- widgets: labels and readouts
     "widgets.qk_readout": (
         "weights: {parts}<br>context: [{context}]",
