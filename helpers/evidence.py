@@ -32,8 +32,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from helpers import ROOT, set_seed
-from helpers.i18n import t
+from helpers import ROOT, i18n, set_seed
 
 EVIDENCE_DIR = ROOT / "data" / "evidence"
 __all__ = ["Recipe", "RECIPES", "register", "Evidence", "EvidenceMismatch", "load", "run_unit", "make_evidence",
@@ -181,8 +180,8 @@ class Evidence:
         If the file does not store `unit`, print that nothing was compared and return the rows as they are."""
         fresh = [_jsonable({**unit, **row}) for row in fresh]
         if not self.has(unit):
-            print(t("evidence.not_compared", recipe=self.recipe.name, unit=unit, n_units=len(self.units),
-                    seeds=", ".join(sorted({str(u["unit"].get("seed")) for u in self.units}))))
+            print(i18n.t("training.not_compared", recipe=self.recipe.name, unit=unit, n=len(self.units),
+                         seeds=", ".join(sorted({str(u["unit"].get("seed")) for u in self.units}))))
             return fresh
         stored = self.stored(unit)["rows"]
         problems = _differences(stored, fresh, self.recipe)
