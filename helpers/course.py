@@ -45,7 +45,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "从这里开始", "我的环境能正常运行吗？这门课该怎么用？", 120, 10, runs_in_zh=True),
     Chapter("01_fixed_context_bottleneck.ipynb", "The fixed-context bottleneck",
             "Why does a fixed-size context vector fail on long sentences?",
-            "固定上下文的瓶颈", "为什么固定大小的上下文向量在长句上会失效？", 120, 60),
+            "固定上下文的瓶颈", "为什么固定大小的上下文向量在长句上会失效？", 120, 60, runs_in_zh=True),
     Chapter("02_attention_as_weighted_average.ipynb", "Attention as a weighted average",
             "How can a decoder look back at every input position?",
             "注意力即加权平均", "解码器怎样回头看输入的每一个位置？", 120, 30, runs_in_zh=True),
