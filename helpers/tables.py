@@ -1,10 +1,16 @@
 """The course's one table formatter: fixed-width text for notebooks, GitHub Markdown for the README."""
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Sequence
 
-__all__ = ["format_table"]
+__all__ = ["format_table", "text_width"]
+
+
+def text_width(text: str) -> int:
+    """The columns a string takes in a fixed-width font: wide characters (Chinese, full-width punctuation) take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _cell(value, digits: int) -> str:
@@ -38,8 +44,10 @@ def format_table(table: Mapping | Sequence[Sequence], header: Sequence[str] | No
     if markdown:
         lines = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in header) + "|"]
         return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in cells[1:]])
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    widths = [max(text_width(r[i]) for r in cells) for i in range(len(header))]
+
     def line(row: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+        pads = [" " * (w - text_width(c)) for c, w in zip(row, widths, strict=True)]
+        return "  ".join(c + pad if i == 0 else pad + c for i, (c, pad) in enumerate(zip(row, pads, strict=True)))
 
     return "\n".join(line(r).rstrip() for r in cells)
