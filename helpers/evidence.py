@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from helpers import ROOT, set_seed
+from helpers import ROOT, i18n, set_seed
 
 EVIDENCE_DIR = ROOT / "data" / "evidence"
 __all__ = ["Recipe", "RECIPES", "register", "Evidence", "EvidenceMismatch", "load", "run_unit", "make_evidence",
@@ -180,9 +180,8 @@ class Evidence:
         If the file does not store `unit`, print that nothing was compared and return the rows as they are."""
         fresh = [_jsonable({**unit, **row}) for row in fresh]
         if not self.has(unit):
-            print(f"{self.recipe.name}: {unit} is not among the {len(self.units)} stored runs, so this live run was "
-                  f"not compared with a stored one (the stored runs are "
-                  f"{', '.join(sorted({str(u['unit'].get('seed')) for u in self.units}))} by seed)")
+            print(i18n.t("training.not_compared", recipe=self.recipe.name, unit=unit, n=len(self.units),
+                         seeds=", ".join(sorted({str(u["unit"].get("seed")) for u in self.units}))))
             return fresh
         stored = self.stored(unit)["rows"]
         problems = _differences(stored, fresh, self.recipe)

@@ -1138,6 +1138,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "tables.exact": ("exact", "完全匹配"),
     "training.progress": ("training ({kind})", "训练（{kind}）"),
     "training.runs": ("training runs", "各次训练"),
+    "training.not_compared": (
+        "{recipe}: {unit} is not among the {n} stored runs, so this live run was not compared with a stored one "
+        "(the stored runs are {seeds} by seed)",
+        "{recipe}：{unit} 不在存档的 {n} 次运行之中，所以这次现场训练没有和存档比较（存档的运行按种子是 {seeds}）"),
     "toylang.det": ("determiners", "限定词"),
     "toylang.adj": ("adjectives", "形容词"),
     "toylang.noun": ("nouns", "名词"),

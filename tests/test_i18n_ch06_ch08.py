@@ -163,3 +163,17 @@ def test_format_table_aligns_chinese_headers_and_keeps_english_as_it_was():
     lines = format_table({"dot": {"4-10": 1.0}, "无注意力": {"4-10": 12.5}}, index_name="BLEU，均值").splitlines()
     assert len({text_width(line) for line in lines}) == 1, lines             # every row ends in the same column
     assert text_width("无注意力") == 8 and text_width("abc") == 3
+
+
+def test_a_live_run_the_evidence_file_lacks_says_so_in_both_languages(capsys):
+    from helpers import evidence
+
+    ev = evidence.load("dropout")
+    unit = {"config": "no dropout", "seed": 99}
+    assert ev.check(unit, []) == []
+    english = capsys.readouterr().out
+    assert english == ("dropout: {'config': 'no dropout', 'seed': 99} is not among the 40 stored runs, so this live "
+                       "run was not compared with a stored one (the stored runs are 0, 1, 2, 3, 4, 5, 6, 7 by seed)\n")
+    with i18n.language("zh"):
+        ev.check(unit, [])
+    assert_same_numbers_in_chinese(english, capsys.readouterr().out)
