@@ -387,6 +387,32 @@ register(Recipe(
     units=_wirings_units, run=_wirings_run, timing=("cpu_seconds", "ms_per_step")))
 
 
+# ---- chapter 05: its main comparison over seeds, no attention and Luong's wiring at the chapter's budget
+def _attention_units(settings: dict) -> list[dict]:
+    return [{"config": name, "seed": seed} for name in settings["configs"] for seed in settings["seeds"]]
+
+
+def _attention_run(settings: dict, unit: dict, **options) -> list[dict]:
+    from helpers.experiments import train_translation
+    from helpers.toylang import load_test_buckets
+
+    keep = options.pop("keep", None)
+    keep = {} if keep is None else keep
+    rows = train_translation(settings["configs"][unit["config"]]["wiring"], settings["steps"], unit["seed"],
+                             load_test_buckets(limit=settings["test_per_bucket"]), settings["batch"],
+                             settings["lr"], keep=keep, **options)
+    return rows + [{"set": "training", "losses": keep["log"].losses}]    # the loss of every step, for the curve
+
+
+register(Recipe(
+    "attention_vs_none", "05",
+    "chapter 05's translator without attention and with Luong's wiring, at its 450 steps: BLEU by bucket and the "
+    "training loss of every step, 4 seeds",
+    settings={"seeds": [0, 1, 2, 3], "steps": 450, "batch": 32, "lr": 5e-3, "test_per_bucket": 100,
+              "configs": {"no attention": {"wiring": None}, "Luong's wiring": {"wiring": "luong"}}},
+    units=_attention_units, run=_attention_run, timing=("cpu_seconds", "ms_per_step")))
+
+
 # ---- chapter 07: the three translators at three budgets (issue 20, item 6)
 def _translator_units(settings: dict) -> list[dict]:
     return [{"config": name, "steps": steps, "seed": seed}

@@ -26,7 +26,8 @@ __all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ord
            "by_bucket", "crossing_stats", "crossing_verdict", "t_cdf", "t_quantile", "t_half_width",
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
-           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows", "budget_curve"]
+           "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows",
+           "results_from_rows", "budget_curve"]
 
 
 # ---------------------------------------------------------------- speed
@@ -614,6 +615,13 @@ def budget_rows(name: str, steps: int, model, log, results: dict) -> list[dict]:
             for bucket, r in results.items()]
 
 
+def results_from_rows(rows: Sequence[dict]) -> dict:
+    """The inverse of budget_rows: one stored run's rows -> {bucket: {"bleu", "exact", "n"[, "align"]}}, as
+    `helpers.training.evaluate_buckets` returns them (so a chapter can show a stored run beside live ones)."""
+    return {r["set"]: {"bleu": r["bleu"], "exact": r["exact"], "n": r["n"],
+                       **({"align": r["align"]} if r.get("align") is not None else {})} for r in rows}
+
+
 def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level: float = 0.95) -> dict:
     """{config: [{"steps", "cpu", "mean", "low", "high", "n"}, ...] by steps}: `value` on one set against training
     CPU seconds (mean over seeds), with a t-interval over seeds (mean ± t · sd / √n; low = high = mean for n = 1)."""
@@ -632,23 +640,25 @@ def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level
 
 
 # ---------------------------------------------------------------- chapter 05: the two wirings, one run each
-__all__ += ["train_wiring"]
+__all__ += ["train_translation", "train_wiring"]
 
 
-def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: int = 32, lr: float = 5e-3,
-                 callback=None, callback_steps: Sequence[int] = (), keep: dict | None = None) -> list[dict]:
-    """Train an attention translator (additive scorer) with `wiring` ("luong" | "bahdanau") for `steps` from `seed`,
-    evaluate it on every bucket: one row per bucket with bleu, exact, align, mass, n, steps, loss_end (mean of the
-    last 50 steps), cpu_seconds of training and ms_per_step (CPU ms per training step, averaged over all `steps`).
+def train_translation(wiring: str | None, steps: int, seed: int, buckets: dict, batch_size: int = 32,
+                      lr: float = 5e-3, callback=None, callback_steps: Sequence[int] = (),
+                      keep: dict | None = None) -> list[dict]:
+    """Train chapter 05's translator for `steps` from `seed`: with attention (additive scorer) and `wiring`
+    ("luong" | "bahdanau"), or without attention (wiring None, chapter 01's model); evaluate it on every bucket:
+    one row per bucket with bleu, exact, align, mass (None without attention), n, steps, loss_end (mean of the last
+    50 steps), cpu_seconds of training and ms_per_step (CPU ms per training step, averaged over all `steps`).
 
-    Weights and batch order both come from `seed`, so two wirings with one seed and one `steps` see the same batches
+    Weights and batch order both come from `seed`, so two models with one seed and one `steps` see the same batches
     in the same order: their ms_per_step is averaged over the same steps. callback/callback_steps go to
     helpers.training.train (they do not change the run); keep (a dict) receives the trained "model" and its "log".
     """
     from helpers.seq2seq import make_model
     from helpers.training import evaluate, train
 
-    model = make_model("attention", wiring=wiring, seed=seed)
+    model = make_model("none", seed=seed) if wiring is None else make_model("attention", wiring=wiring, seed=seed)
     log = train(model, load_split("train"), steps, batch_size=batch_size, lr=lr, seed=seed, progress=False,
                 callback=callback, callback_steps=callback_steps)
     if keep is not None:
@@ -656,7 +666,15 @@ def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: 
     rows = []
     for name, pairs in buckets.items():
         result = evaluate(model, pairs)
-        rows.append(dict(set=name, bleu=result["bleu"], exact=result["exact"], align=result["align"],
-                         mass=result["mass"], n=result["n"], steps=log.steps, loss_end=log.final_loss(50),
+        rows.append(dict(set=name, bleu=result["bleu"], exact=result["exact"], align=result.get("align"),
+                         mass=result.get("mass"), n=result["n"], steps=log.steps, loss_end=log.final_loss(50),
                          cpu_seconds=log.cpu_seconds, ms_per_step=1000.0 * log.cpu_seconds / log.steps))
     return rows
+
+
+def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: int = 32, lr: float = 5e-3,
+                 callback=None, callback_steps: Sequence[int] = (), keep: dict | None = None) -> list[dict]:
+    """train_translation with attention and `wiring` ("luong" | "bahdanau"): chapter 05's wiring comparison."""
+    if wiring not in ("luong", "bahdanau"):
+        raise ValueError(f"wiring must be 'luong' or 'bahdanau', got {wiring!r}")
+    return train_translation(wiring, steps, seed, buckets, batch_size, lr, callback, callback_steps, keep)

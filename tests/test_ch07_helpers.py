@@ -134,3 +134,18 @@ def test_head_explorer_rejects_what_it_cannot_show(model):
         HeadExplorer(model, [])
     with pytest.raises(ValueError, match="kind must be one of"):
         HeadExplorer(model, ["the dog slept"], kind="self")
+
+
+def test_results_from_rows_gives_back_what_budget_rows_stored():
+    """A stored run shown beside live ones reads exactly as evaluate_buckets would have returned it."""
+    from types import SimpleNamespace
+
+    from helpers.experiments import budget_rows, results_from_rows
+
+    model, log = SimpleNamespace(n_parameters=lambda: 10), SimpleNamespace(cpu_seconds=1.5)
+    with_align = {"4-10": {"bleu": 90.0, "exact": 50.0, "n": 100, "align": 80.0},
+                  "11-20": {"bleu": 70.5, "exact": 20.0, "n": 100, "align": 60.0}}
+    without = {b: {k: v for k, v in r.items() if k != "align"} for b, r in with_align.items()}
+    for results in (with_align, without):
+        assert results_from_rows(budget_rows("m", 5, model, log, results)) == results
+    assert list(results_from_rows(budget_rows("m", 5, model, log, with_align))) == ["4-10", "11-20"]
