@@ -27,7 +27,7 @@ __all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ord
            "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
            "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows",
-           "results_from_rows", "budget_curve"]
+           "results_from_rows", "log_from_rows", "budget_curve"]
 
 
 # ---------------------------------------------------------------- speed
@@ -616,10 +616,22 @@ def budget_rows(name: str, steps: int, model, log, results: dict) -> list[dict]:
 
 
 def results_from_rows(rows: Sequence[dict]) -> dict:
-    """The inverse of budget_rows: one stored run's rows -> {bucket: {"bleu", "exact", "n"[, "align"]}}, as
-    `helpers.training.evaluate_buckets` returns them (so a chapter can show a stored run beside live ones)."""
+    """The inverse of budget_rows (and of train_translation's bucket rows): one stored run's rows -> {bucket:
+    {"bleu", "exact", "n"[, "align", "mass"]}}, as `helpers.training.evaluate_buckets` returns them (so a chapter
+    can show a stored run beside live ones). Rows without a BLEU (a run's training row) are left out."""
     return {r["set"]: {"bleu": r["bleu"], "exact": r["exact"], "n": r["n"],
-                       **({"align": r["align"]} if r.get("align") is not None else {})} for r in rows}
+                       **{k: r[k] for k in ("align", "mass") if r.get(k) is not None}}
+            for r in rows if r.get("bleu") is not None}
+
+
+def log_from_rows(rows: Sequence[dict]):
+    """The TrainLog of one stored run whose rows include a training row (its "losses"; attention_vs_none)."""
+    from helpers.training import TrainLog
+
+    losses = next((r["losses"] for r in rows if r.get("losses") is not None), None)
+    if losses is None:
+        raise ValueError("these rows hold no training row with the run's losses")
+    return TrainLog(steps=len(losses), losses=list(losses), cpu_seconds=rows[0]["cpu_seconds"])
 
 
 def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level: float = 0.95) -> dict:

@@ -289,6 +289,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch02.point_query": (
         "point the query the way that key points, and make it longer to sharpen the softmax",
         "让查询指向这个键的方向，再把它拉长，让 softmax 更尖锐"),
+    "ch02.make_longer": (
+        "the query already points the right way; make it longer (multiply it by a number) to sharpen the softmax",
+        "查询的方向已经对了；把它拉长（乘上一个数），让 softmax 更尖锐"),
     "ch02.top_key": ("right now '{key}' gets the most ({share:.2f})", "目前得到权重最多的是 '{key}'（{share:.2f}）"),
     "ch02.query_answer": (
         "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight",
@@ -377,6 +380,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "ch04.case_rows_apart": (
         "two rows hundreds apart, [[0, 1, 2], [800, 801, 802]]",
         "相差几百的两行 [[0, 1, 2], [800, 801, 802]]"),
+    "ch04.case_wide": ("a row with a wide spread, [-1000, 0, 1000]", "一行跨度很大的得分 [-1000, 0, 1000]"),
+    "ch04.row_min": (
+        "each row's minimum is subtracted: the largest score then becomes exp(2000) = inf, and inf/inf is NaN; "
+        "subtract each row's maximum instead, so the largest exponent is exp(0) = 1",
+        "减去的是每一行的最小值：最大的得分就变成 exp(2000) = inf，而 inf/inf 是 NaN；"
+        "应该减去每一行的最大值，这样最大的指数项是 exp(0) = 1"),
+    "ch04.row_mean": (
+        "each row's mean is subtracted: a score far above the mean still gives exp(1000) = inf, and inf/inf is NaN; "
+        "subtract each row's maximum instead, so the largest exponent is exp(0) = 1",
+        "减去的是每一行的平均值：比平均值高很多的得分仍然得到 exp(1000) = inf，而 inf/inf 是 NaN；"
+        "应该减去每一行的最大值，这样最大的指数项是 exp(0) = 1"),
+    "ch04.low_precision": (
+        "on {label} `{name}` returns {dtype}, which keeps only 2 or 3 significant digits, too coarse for weights "
+        "checked to 1e-5; compute in the scores' own dtype (float32).",
+        "在{label}上，`{name}` 返回的是 {dtype}，它只有 2 到 3 位有效数字，太粗了，这里要精确到 1e-5；"
+        "请用得分本身的 dtype（float32）来算。"),
     "ch04.global_max": (
         "one maximum of the whole tensor is subtracted: the first row becomes exp(-800) = 0 everywhere, and 0/0 is "
         "NaN; subtract each row's own maximum, x.amax(dim=-1, keepdim=True)",

@@ -218,8 +218,9 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
                     alpha=0.15 + 0.85 * w[j, s], solid_capstyle="round")
     for x, tok in zip(xs, sources, strict=False):
         ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
-    for j, (x, tok) in enumerate(zip(xt, targets, strict=False)):
-        ax.text(x, 1.08, t("plots.lookback_step", token=tok, step=j + 1), ha="center", va="bottom", fontsize=9,
+    for j, (x, tok) in enumerate(zip(xt, targets, strict=False)):                # one step needs no step number
+        label = tok if len(targets) == 1 else t("plots.lookback_step", token=tok, step=j + 1)
+        ax.text(x, 1.08, label, ha="center", va="bottom", fontsize=9,
                 color=KEY_COLOURS[j % len(KEY_COLOURS)], fontweight="bold")
     ax.set(xlim=(-0.12, 1.12), ylim=(-0.35, 1.45), title=title)
     ax.set_yticks([0, 1], list(row_labels))

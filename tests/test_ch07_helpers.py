@@ -149,3 +149,15 @@ def test_results_from_rows_gives_back_what_budget_rows_stored():
     for results in (with_align, without):
         assert results_from_rows(budget_rows("m", 5, model, log, results)) == results
     assert list(results_from_rows(budget_rows("m", 5, model, log, with_align))) == ["4-10", "11-20"]
+
+
+def test_a_stored_run_with_a_training_row_gives_its_results_and_its_log():
+    from helpers.experiments import log_from_rows, results_from_rows
+
+    rows = [{"set": "4-10", "bleu": 99.0, "exact": 90.0, "align": 80.0, "mass": 0.7, "n": 100, "cpu_seconds": 3.0},
+            {"set": "training", "losses": [4.0, 2.0, 1.0]}]
+    assert results_from_rows(rows) == {"4-10": {"bleu": 99.0, "exact": 90.0, "n": 100, "align": 80.0, "mass": 0.7}}
+    log = log_from_rows(rows)
+    assert (log.steps, log.losses, log.cpu_seconds) == (3, [4.0, 2.0, 1.0], 3.0)
+    with pytest.raises(ValueError, match="no training row"):
+        log_from_rows(rows[:1])

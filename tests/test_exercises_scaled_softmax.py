@@ -61,6 +61,11 @@ def _normalised(e):
     (lambda x: torch.exp(x - x.amax(-1, keepdim=True)), "not yet divided by their sum"),
     (lambda x: torch.exp(x - x.amax(-1, keepdim=True)) / torch.exp(x - x.amax(-1, keepdim=True)).sum(),
      "do not sum to 1 along the last axis"),
+    (lambda x: _normalised(torch.exp(x - x.amin(-1, keepdim=True))), "each row's minimum is subtracted"),
+    (lambda x: _normalised(torch.exp(x.double() - x.double().amin(-1, keepdim=True))), "each row's minimum"),
+    (lambda x: _normalised(torch.exp(x - x.mean(-1, keepdim=True))), "each row's mean is subtracted"),
+    (lambda x: stable(x.half()), "returns float16, which keeps only 2 or 3 significant digits"),
+    (lambda x: stable(x.bfloat16()), "returns bfloat16"),
 ])
 def test_each_classic_softmax_slip_is_named(capsys, fn, words):
     out = said(capsys, ex.check_stable_softmax, fn)
@@ -74,3 +79,23 @@ def test_a_global_maximum_is_caught_only_by_rows_hundreds_apart():
               if not torch.allclose(_global_max_softmax(scores.double()), torch.softmax(scores.double(), -1),
                                     equal_nan=False)]
     assert len(misses) == 1 and "800" in misses[0]      # every other case passes a global maximum
+
+
+@pytest.mark.parametrize("shift", ["amin", "mean"])
+def test_a_row_min_or_mean_shift_is_caught_only_by_the_wide_row(capsys, shift):
+    from helpers.exercises.scaled_softmax import _cases
+
+    def shifted(x):
+        e = torch.exp(x - getattr(x, shift)(-1, keepdim=True))
+        return e / e.sum(-1, keepdim=True)
+
+    misses = [label for label, scores in _cases() if not torch.isfinite(shifted(scores)).all()]
+    assert misses == [_cases()[-1][0]] and "wide spread" in misses[0]
+    first = said(capsys, ex.check_stable_softmax, shifted)
+    assert "subtract each row's maximum instead" in first and "Expected" not in first      # a hint first
+    assert "Expected" in said(capsys, ex.check_stable_softmax, shifted)                    # the answer on try two
+
+
+def test_a_sum_that_is_off_is_printed_with_enough_digits_to_see_it(capsys):
+    out = said(capsys, ex.check_stable_softmax, lambda x: stable(x) * (1 + 3e-5))
+    assert "sums [1.00003]" in out

@@ -1,6 +1,7 @@
 """helpers.exercises.weighted_average: exercises 02.1 (hand-set weights) and 02.2 / 03.2 (a query that favours
 one key)."""
 import numpy as np
+import pytest
 from _checkers import example, fresh_tries, said  # noqa: F401
 
 import helpers.exercises as ex
@@ -41,3 +42,18 @@ def test_weighted_average_and_query_messages(capsys):
     assert "sum to 1.200" in said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.4])
     assert "right now 'milk' gets the most" in said(capsys, example("check_query_favours_key").call, [0, 3, 0, 0, 0])
     assert "make it longer" in said(capsys, example("check_query_favours_key").call, [0, 0, 0.5, 0, 0])
+
+
+@pytest.mark.parametrize("query, words", [
+    ([0, 0, 0.5, 0, 0], "already points the right way; make it longer"),          # along the feature 'drank' leads
+    ([0.2, 0.4, 0.9, 0.0, 0.0], "already points the right way"),                   # the key 'drank' itself
+    ([0, 0.3, 0.6, 0, 0], "point the query the way that key points"),              # not along either: both hints
+])
+def test_a_query_along_the_key_is_only_told_to_grow(capsys, query, words):
+    assert words in said(capsys, example("check_query_favours_key").call, query)
+
+
+def test_the_weights_answer_prints_no_negative_zero(capsys):
+    said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
+    second = said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
+    assert "Expected" in second and "-0.0" not in second

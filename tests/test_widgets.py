@@ -227,6 +227,18 @@ def test_lookback_checks_the_shape_and_draws_one_line_per_pair():
         draw_lookback(w.T, list("abcd"), list("XYZ"))
 
 
+def test_lookback_numbers_the_steps_only_when_there_are_several():
+    import matplotlib.pyplot as plt
+
+    def top_labels(ax):
+        return [x.get_text() for x in ax.texts if x.get_position()[1] > 1]
+
+    w = torch.full((2, 3), 1 / 3)
+    assert top_labels(draw_lookback(w, list("abc"), ["X", "Y"])) == ["X\n(step 1)", "Y\n(step 2)"]
+    assert top_labels(draw_lookback(w[:1], list("abc"), ["gou (dog)"])) == ["gou (dog)"]     # one step: no number
+    plt.close("all")
+
+
 def test_decoding_step_view_follows_the_slider():
     import matplotlib.pyplot as plt
 

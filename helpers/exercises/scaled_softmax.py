@@ -70,13 +70,20 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
 
 
 def _cases():
-    """(label, scores) pairs a softmax must handle; the last has rows hundreds apart, where one global maximum
-    leaves a row with exp(-800) = 0 everywhere."""
+    """(label, scores) pairs a softmax must handle; rows hundreds apart catch one global maximum (a row of
+    exp(-800) = 0), and a row with a wide spread catches a row's minimum or mean shifted out (exp(1000) = inf)."""
     return [(t("ch04.case_small"), torch.tensor([2.0, -1.0, 0.5, 3.0])),
             (t("ch04.case_batch"), torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])),
             (t("ch04.case_large"), torch.tensor([1000.0, 999.0, 998.0])),
             (t("ch04.case_negative"), torch.tensor([-1000.0, -1001.0])),
-            (t("ch04.case_rows_apart"), torch.tensor([[0.0, 1.0, 2.0], [800.0, 801.0, 802.0]]))]
+            (t("ch04.case_rows_apart"), torch.tensor([[0.0, 1.0, 2.0], [800.0, 801.0, 802.0]])),
+            (t("ch04.case_wide"), torch.tensor([-1000.0, 0.0, 1000.0]))]
+
+
+def _low_precision(out) -> str | None:
+    """The dtype's name when a learner's result is float16 or bfloat16 (too coarse to compare at 1e-5), else None."""
+    dtype = getattr(out, "dtype", None)
+    return str(dtype).replace("torch.", "") if str(dtype) in {"torch.float16", "torch.bfloat16", "float16"} else None
 
 
 def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
@@ -84,6 +91,10 @@ def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
     s = scores.double()
     slips = [(_global_max_softmax(s), t("ch04.global_max")), (s / s.sum(-1, keepdim=True), t("ch04.no_exp")),
              (torch.exp(s - s.amax(-1, keepdim=True)), t("ch04.not_divided"))]
+    for shift, sentence in ((s.amin(-1, keepdim=True), t("ch04.row_min")),
+                            (s.mean(-1, keepdim=True), t("ch04.row_mean"))):
+        e = torch.exp(s - shift)
+        slips.append((e / e.sum(-1, keepdim=True), sentence))
     if s.dim() == 2:
         e = torch.exp(s - s.amax(0, keepdim=True))
         slips.append((e / e.sum(-1, keepdim=True), t("ch04.column_max")))
@@ -93,7 +104,8 @@ def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
 @checker(exercises=("04.2",), example=_softmax_example)
 def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", show_answer: bool = False) -> bool:
     """Check a learner's softmax fn(scores (..., n)) -> weights (..., n): a distribution, exact, overflow-safe,
-    with each row's own maximum shifted out (rows hundreds apart catch one global maximum)."""
+    with each row's own maximum shifted out (rows hundreds apart catch one global maximum, a wide row a row's
+    minimum or mean)."""
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
@@ -117,13 +129,16 @@ def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", s
         right = torch.softmax(scores.double(), -1)
         if torch.allclose(got, right, atol=1e-5):
             continue
+        coarse = _low_precision(out)
+        if coarse is not None:
+            return no(t("ch04.low_precision", label=label, name=name, dtype=coarse))
         for candidate, sentence in _softmax_slips(scores):
             if candidate.shape == got.shape and torch.allclose(got, candidate, atol=1e-5, equal_nan=True):
                 return no(t("ch04.on_case", label=label, problem=sentence))
         if not torch.isfinite(got).all():
             return no(t("ch04.overflow", name=name, label=label))
         if not torch.allclose(got.sum(-1), torch.ones(got.shape[:-1], dtype=got.dtype), atol=1e-5):
-            sums = [round(float(s), 4) for s in got.sum(-1).reshape(-1)]
+            sums = [round(float(s), 6) for s in got.sum(-1).reshape(-1)]
             return no(t("ch04.sums", label=label, sums=sums))
         return no(t("ch04.values", label=label))
     return feedback(True, t("ch04.softmax_ok"))

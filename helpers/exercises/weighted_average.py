@@ -62,7 +62,7 @@ def check_weighted_average(weights, states, target, name: str = "my_weights", to
     if w is None:
         return False
     exact, *_ = np.linalg.lstsq(H.T, target_, rcond=None)
-    answer = str(np.round(exact, 3).tolist())
+    answer = str((np.round(exact, 3) + 0.0).tolist())                  # + 0.0 turns a -0.0 into 0.0
     problem = weights_problem(w, H.shape[0], name)
     if problem:
         return wrong(exercise, problem, answer, show_answer)
@@ -71,6 +71,15 @@ def check_weighted_average(weights, states, target, name: str = "my_weights", to
         return feedback(True, t("ch02.average_ok", average=np.round(got, 3).tolist()))
     return wrong(exercise, t("ch02.average_wrong", average=np.round(got, 3).tolist(),
                              target=np.round(target_, 3).tolist()), answer, show_answer)
+
+
+def points_along(query: np.ndarray, key: np.ndarray) -> bool:
+    """Does `query` (d,) already point the way `key` (d,) or the feature it is strongest in points (cosine > 0.99)?"""
+    norm = np.linalg.norm(query)
+    if norm == 0:
+        return False
+    feature = np.eye(len(key))[int(np.argmax(key))]
+    return any(query @ d / (norm * np.linalg.norm(d)) > 0.99 for d in (key, feature))
 
 
 def example_query(keys: np.ndarray, key_index: int, threshold: float, scale: bool) -> np.ndarray | None:
@@ -113,7 +122,10 @@ def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5,
     if w[key_index] >= threshold:
         return feedback(True, t("ch02.favours_ok", key=names[key_index], share=w[key_index]))
     top = int(np.argmax(w))
-    hint = (t("ch02.point_query") if top == key_index else t("ch02.top_key", key=names[top], share=w[top]))
+    if top != key_index:
+        hint = t("ch02.top_key", key=names[top], share=w[top])
+    else:
+        hint = t("ch02.make_longer") if points_along(q, K[key_index]) else t("ch02.point_query")
     return wrong(exercise, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
                              hint=hint), answer, show_answer)
 
