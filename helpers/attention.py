@@ -16,6 +16,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from helpers import i18n
+
 __all__ = [
     "softmax",
     "masked_softmax",
@@ -189,11 +191,8 @@ class Scorer(nn.Module):
                 f"(query {_shape(query)}, keys {_shape(keys)})"
             )
         if self.needs_equal_sizes and query.shape[-1] != keys.shape[-1]:
-            raise ValueError(
-                f"{type(self).__name__} needs query and key vectors of the same size: query has shape "
-                f"{_shape(query)}, keys {_shape(keys)}; expected keys of shape (batch, n_k, {query.shape[-1]}). "
-                "Use MultiplicativeAttention or AdditiveAttention when the sizes differ."
-            )
+            raise ValueError(i18n.t("ch06.needs_equal_sizes", cls=type(self).__name__, query=_shape(query),
+                                    keys=_shape(keys), d=query.shape[-1]))
         scores = self.score(query, keys) if prepared is None else self.score_prepared(query, prepared)  # (b, n_q, n_k)
         weights = self.dropout(masked_softmax(scores, mask))
         return torch.bmm(weights, values), weights

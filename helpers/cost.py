@@ -26,6 +26,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from helpers import i18n
+
 __all__ = [
     "count_parameters",
     "random_qkv",
@@ -344,27 +346,17 @@ def seed_module_verdict(per_pair: dict, at_doc: dict, first_n_over: dict, summar
     big, small = sizes[0], sizes[-1]
     ratio = {h: per_pair["seed", h] / per_pair["ours", h] for h in sizes}
     limit = format_bytes(limit_bytes)
-    text = (f"Measured, not argued: trained as a decoder uses it, seed 003's module keeps {per_pair['seed', big]:.0f} "
-            f"float32 numbers per (query, key) pair at h = {big} and the course's scorer {per_pair['ours', big]:.0f}, "
-            f"{ratio[big]:.1f} times fewer ({ratio[small]:.1f} at h = {small}). The seed's `Linear` keeps its input, "
-            "the repeated decoder state concatenated with the encoder output (2h numbers per pair), and its tanh its "
-            f"output (h more): 3h = {3 * big} at h = {big}. The course's scorer projects the state and the encoder "
-            "outputs first and adds them, so only the tanh's output (h) grows with n_q × n_k. Extrapolated by the "
-            f"fitted curves, translating a {n_doc:,}-word document (n_q = n_k) needs "
-            f"{format_bytes(at_doc['seed', big])} in training with the seed's module at h = {big} (over {limit} from "
-            f"n = {first_n_over['seed', big]:,} on) and {format_bytes(at_doc['seed', small])} at h = {small}; the "
-            f"course's scorer needs {format_bytes(at_doc['ours', big])} at h = {big} (over {limit} from "
-            f"n = {first_n_over['ours', big]:,} on). A {n_summary}-word summary of the same document needs "
-            f"{format_bytes(summary_bytes)} with the seed's module at h = {big}. ")
+    text = i18n.t("ch08.seed_module", seed_big=per_pair["seed", big], big=big, ours_big=per_pair["ours", big],
+                  ratio_big=ratio[big], ratio_small=ratio[small], small=small, three_h=3 * big, n_doc=n_doc,
+                  seed_doc=format_bytes(at_doc["seed", big]), limit=limit, seed_over=first_n_over["seed", big],
+                  seed_doc_small=format_bytes(at_doc["seed", small]), ours_doc=format_bytes(at_doc["ours", big]),
+                  ours_over=first_n_over["ours", big], n_summary=n_summary, summary=format_bytes(summary_bytes))
     if at_doc["seed", big] > limit_bytes:
-        text += (f"So the practitioner's 24 GB is what their own module costs when it is trained on one "
-                 f"{n_doc:,}-word document, batch {batch}, at h = {big}, if the decoder writes about as many words "
-                 "as it reads"
-                 + (f"; the course's scorer stays under {limit} there." if at_doc["ours", big] <= limit_bytes
-                    else f"; the course's scorer passes {limit} too."))
+        text += (i18n.t("ch08.seed_module_over", n_doc=n_doc, batch=batch, big=big)
+                 + i18n.t("ch08.seed_module_ours_under" if at_doc["ours", big] <= limit_bytes
+                          else "ch08.seed_module_ours_over", limit=limit))
     else:
-        text += (f"So at these sizes even the seed's module stays under {limit} for one {n_doc:,}-word document, "
-                 f"batch {batch}: the practitioner's 24 GB needs a larger batch, hidden size or document.")
+        text += i18n.t("ch08.seed_module_under", limit=limit, n_doc=n_doc, batch=batch)
     return text
 
 

@@ -60,13 +60,14 @@ CHAPTERS: tuple[Chapter, ...] = (
             "翻译中的注意力", "注意力真的能让长句不再崩溃吗？解码器是怎样连接的？", 150, 75),
     Chapter("06_scoring_functions_and_dropout.ipynb", "Scoring functions and dropout",
             "Additive, multiplicative, dot, scaled dot: how do they differ, and where does dropout go?",
-            "打分函数与 dropout", "加性、乘性、点积、缩放点积：它们有何不同？dropout 该加在哪里？", 180, 60),
+            "打分函数与 dropout", "加性、乘性、点积、缩放点积：它们有何不同？dropout 该加在哪里？", 180, 60,
+            runs_in_zh=True),
     Chapter("07_self_attention_and_transformer.ipynb", "Self-attention and the Transformer",
             "If attention carries the information, do we still need the recurrence?",
             "自注意力与 Transformer", "如果信息都由注意力传递，我们还需要循环结构吗？", 150, 75),
     Chapter("08_cost_of_attention.ipynb", "The cost of attention",
             "What does attention cost, and what comes next?",
-            "注意力的代价", "注意力的代价是什么？下一步是什么？", 60, 45),
+            "注意力的代价", "注意力的代价是什么？下一步是什么？", 60, 45, runs_in_zh=True),
 )
 
 ASSIGNMENTS: tuple[Assignment, ...] = (

@@ -140,38 +140,35 @@ def crossing_stats(crossing: dict, bleu: dict, budget: int, never: int) -> dict:
 def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
     """Markdown: what crossing_stats(...) shows about when runs crossed and where they ended on `set_name`."""
     configs = stats["configs"]
-    per_config = "; ".join(f"**{name}** crossed in {c['crossed']} of {c['runs']} runs"
-                           + (f", on average at step {c['mean_step']:.0f}" if c["mean_step"] is not None else "")
-                           for name, c in configs.items())
+    per_config = i18n.t("ch06.semicolon").join(
+        i18n.t("ch06.crossed", name=name, crossed=c["crossed"], runs=c["runs"])
+        + (i18n.t("ch06.crossed_at", step=c["mean_step"]) if c["mean_step"] is not None else "")
+        for name, c in configs.items())
     within = [c["within"] for c in configs.values() if not math.isnan(c["within"])]
-    within_text = ", ".join(f"{name} {'n/a' if math.isnan(c['within']) else format(c['within'], '+.2f')}"
-                            for name, c in configs.items())
-    text = (f"{per_config}. Across all {stats['runs']} runs the rank correlation between the crossing step and the "
-            f"final BLEU on {set_name} words is **{stats['rho']:+.2f}** (p = {stats['p']:.2g}): ")
+    within_text = i18n.t("ch06.comma").join(
+        f"{name} {i18n.t('ch06.not_available') if math.isnan(c['within']) else format(c['within'], '+.2f')}"
+        for name, c in configs.items())
+    text = i18n.t("ch06.crossing_pooled", per_config=per_config, runs=stats["runs"], set_name=set_name,
+                  rho=stats["rho"], p=stats["p"])
     if stats["rho"] < 0 and stats["p"] < alpha:
-        text += "pooled over the scorers, earlier crossings go with better ends. "
+        text += i18n.t("ch06.crossing_earlier_better")
         if within and max(abs(r) for r in within) < abs(stats["rho"]):
-            text += (f"Within one scorer the link is weaker (rank correlations {within_text}), so the pooled figure "
-                     "mostly says which scorer a run used")
-            text += (f" ({stats['earliest']} crosses earliest on average and ends best). "
-                     if stats["earliest"] == stats["best"] else
-                     f" ({stats['earliest']} crosses earliest on average, {stats['best']} ends best). ")
+            text += i18n.t("ch06.crossing_within_weaker", within=within_text)
+            text += (i18n.t("ch06.crossing_same_best", earliest=stats["earliest"]) if stats["earliest"] == stats["best"]
+                     else i18n.t("ch06.crossing_other_best", earliest=stats["earliest"], best=stats["best"]))
         else:
-            text += f"Within one scorer the link is as strong or stronger (rank correlations {within_text}). "
+            text += i18n.t("ch06.crossing_within_stronger", within=within_text)
     else:
-        text += f"no clear link between when a run crosses and where it ends (within each scorer: {within_text}). "
-    text += (f"Every run crossed within the budget (the latest at step {stats['latest']}), so no final score belongs "
-             "to a run that had not yet crossed. " if not stats["never"] else
-             f"{stats['never']} of {stats['runs']} runs never crossed within the budget. ")
+        text += i18n.t("ch06.crossing_no_link", within=within_text)
+    text += (i18n.t("ch06.crossing_all_crossed", latest=stats["latest"]) if not stats["never"] else
+             i18n.t("ch06.crossing_never", never=stats["never"], runs=stats["runs"]))
     if math.isnan(stats["spread_early"]):
-        text += (f"Fewer than two scorers have a run that crossed by step {stats['half']} (the first half of the "
-                 "budget), so their means among early runs cannot be compared.")
+        text += i18n.t("ch06.crossing_too_few_early", half=stats["half"])
     else:
-        text += (f"Among the runs that crossed by step {stats['half']} (the first half of the budget), the scorers' "
-                 f"means span {stats['spread_early']:.1f} BLEU, against {stats['spread_all']:.1f} over all runs: "
-                 + ("most of the gap between scorers goes with *when* their runs crossed."
-                    if stats["spread_early"] < stats["spread_all"] / 2 else
-                    "the gap between scorers is not only a matter of when their runs crossed."))
+        text += (i18n.t("ch06.crossing_spread", half=stats["half"], early=stats["spread_early"],
+                   overall=stats["spread_all"])
+                 + i18n.t("ch06.crossing_gap_when" if stats["spread_early"] < stats["spread_all"] / 2
+                     else "ch06.crossing_gap_not_only"))
     return text
 
 

@@ -1062,6 +1062,96 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "plots.mass_ylabel": ("attention mass on gold (0-1)", "落在标准对齐词上的注意力（0-1）"),
     "plots.translating_title": ("Attention while translating {n} words", "翻译这 {n} 个词时的注意力"),
     "plots.translation_rows": ("translation (one row per output word)", "译文（每个输出词一行）"),
+    # ------------------------------------------------------------------ chapters 06 and 08: the story renderers
+    "ch06.needs_equal_sizes": (
+        "{cls} needs query and key vectors of the same size: query has shape {query}, keys {keys}; expected keys of "
+        "shape (batch, n_k, {d}). Use MultiplicativeAttention or AdditiveAttention when the sizes differ.",
+        "{cls} 要求查询向量和键向量一样长：查询的形状是 {query}，键是 {keys}；键的形状应为 (batch, n_k, {d})。"
+        "长度不同时请用 MultiplicativeAttention 或 AdditiveAttention。"),
+    "ch06.crossed": (
+        "**{name}** crossed in {crossed} of {runs} runs", "**{name}** 有 {crossed} 次运行越过（共 {runs} 次）"),
+    "ch06.crossed_at": (", on average at step {step:.0f}", "，平均在第 {step:.0f} 步"),
+    "ch06.not_available": ("n/a", "无"),
+    "ch06.semicolon": ("; ", "；"),
+    "ch06.comma": (", ", "，"),
+    "ch06.crossing_pooled": (
+        "{per_config}. Across all {runs} runs the rank correlation between the crossing step and the final BLEU on "
+        "{set_name} words is **{rho:+.2f}** (p = {p:.2g}): ",
+        "{per_config}。全部 {runs} 次运行里，越过的步数和 {set_name} 个词的句子上最终 BLEU 的秩相关是 "
+        "**{rho:+.2f}**（p = {p:.2g}）："),
+    "ch06.crossing_earlier_better": (
+        "pooled over the scorers, earlier crossings go with better ends. ",
+        "把各打分函数合起来看，越过得越早，结果越好。"),
+    "ch06.crossing_within_weaker": (
+        "Within one scorer the link is weaker (rank correlations {within}), so the pooled figure mostly says which "
+        "scorer a run used",
+        "同一个打分函数内部，这种联系要弱一些（秩相关 {within}），所以合起来的数字主要说的是一次运行用了哪个打分函数"),
+    "ch06.crossing_same_best": (
+        " ({earliest} crosses earliest on average and ends best). ", "（{earliest} 平均越过得最早，结果也最好）。"),
+    "ch06.crossing_other_best": (
+        " ({earliest} crosses earliest on average, {best} ends best). ",
+        "（{earliest} 平均越过得最早，{best} 结果最好）。"),
+    "ch06.crossing_within_stronger": (
+        "Within one scorer the link is as strong or stronger (rank correlations {within}). ",
+        "同一个打分函数内部，这种联系一样强，甚至更强（秩相关 {within}）。"),
+    "ch06.crossing_no_link": (
+        "no clear link between when a run crosses and where it ends (within each scorer: {within}). ",
+        "一次运行什么时候越过，和它最后落在哪里，看不出明确的联系（各打分函数内部：{within}）。"),
+    "ch06.crossing_all_crossed": (
+        "Every run crossed within the budget (the latest at step {latest}), so no final score belongs to a run that "
+        "had not yet crossed. ",
+        "每次运行都在预算之内越过了（最晚在第 {latest} 步），所以每个最终结果都来自已经越过的运行。"),
+    "ch06.crossing_never": (
+        "{never} of {runs} runs never crossed within the budget. ",
+        "{never} 次运行（共 {runs} 次）在预算之内一直没有越过。"),
+    "ch06.crossing_too_few_early": (
+        "Fewer than two scorers have a run that crossed by step {half} (the first half of the budget), so their "
+        "means among early runs cannot be compared.",
+        "到第 {half} 步（预算的前一半）为止有运行越过的打分函数不到两个，所以没法比较它们在早越过的运行里的均值。"),
+    "ch06.crossing_spread": (
+        "Among the runs that crossed by step {half} (the first half of the budget), the scorers' means span "
+        "{early:.1f} BLEU, against {overall:.1f} over all runs: ",
+        "只看到第 {half} 步（预算的前一半）就越过的运行，各打分函数的均值相差 {early:.1f} BLEU，"
+        "全部运行则相差 {overall:.1f}："),
+    "ch06.crossing_gap_when": (
+        "most of the gap between scorers goes with *when* their runs crossed.",
+        "打分函数之间的差距，大半跟它们的运行*什么时候*越过有关。"),
+    "ch06.crossing_gap_not_only": (
+        "the gap between scorers is not only a matter of when their runs crossed.",
+        "打分函数之间的差距，不只是越过得早晚的问题。"),
+    "ch08.seed_module": (
+        "Measured, not argued: trained as a decoder uses it, seed 003's module keeps {seed_big:.0f} float32 numbers "
+        "per (query, key) pair at h = {big} and the course's scorer {ours_big:.0f}, {ratio_big:.1f} times fewer "
+        "({ratio_small:.1f} at h = {small}). The seed's `Linear` keeps its input, the repeated decoder state "
+        "concatenated with the encoder output (2h numbers per pair), and its tanh its output (h more): "
+        "3h = {three_h} at h = {big}. The course's scorer projects the state and the encoder outputs first and adds "
+        "them, so only the tanh's output (h) grows with n_q × n_k. Extrapolated by the fitted curves, translating a "
+        "{n_doc:,}-word document (n_q = n_k) needs {seed_doc} in training with the seed's module at h = {big} (over "
+        "{limit} from n = {seed_over:,} on) and {seed_doc_small} at h = {small}; the course's scorer needs "
+        "{ours_doc} at h = {big} (over {limit} from n = {ours_over:,} on). A {n_summary}-word summary of the same "
+        "document needs {summary} with the seed's module at h = {big}. ",
+        "这是测出来的，不是推出来的：按解码器的用法训练，种子章节 003 的模块每一对（查询，键）保留 {seed_big:.0f} 个 "
+        "float32 数（h = {big}），课程的打分函数只保留 {ours_big:.0f} 个，前者是后者的 {ratio_big:.1f} 倍"
+        "（{ratio_small:.1f} 倍，h = {small} 时）。种子的 `Linear` 要留着它的输入，也就是重复的解码器状态和编码器输出"
+        "拼在一起（每对 2h 个数），tanh 还要留着它的输出（再加 h 个）：3h = {three_h}（h = {big}）。课程的打分函数先把"
+        "状态和编码器输出分别投影，再相加，所以随 n_q × n_k 增长的只有 tanh 的输出（h）。按拟合的曲线外推，翻译一篇 "
+        "{n_doc:,} 词的文档（n_q = n_k），训练时种子的模块需要 {seed_doc}（h = {big}；超过 {limit}，从 "
+        "n = {seed_over:,} 起）和 {seed_doc_small}（h = {small}）；课程的打分函数需要 {ours_doc}（h = {big}；超过 "
+        "{limit}，从 n = {ours_over:,} 起）。同一篇文档写一份 {n_summary} 词的摘要，种子的模块需要 {summary}"
+        "（h = {big}）。"),
+    "ch08.seed_module_over": (
+        "So the practitioner's 24 GB is what their own module costs when it is trained on one {n_doc:,}-word "
+        "document, batch {batch}, at h = {big}, if the decoder writes about as many words as it reads",
+        "所以实践者说的 24 GB，正是他们自己的模块在一篇 {n_doc:,} 词的文档上训练的开销（batch {batch}，h = {big}），"
+        "前提是解码器写出的词和读入的差不多一样多"),
+    "ch08.seed_module_ours_under": (
+        "; the course's scorer stays under {limit} there.", "；在这里，课程的打分函数仍在 {limit} 以下。"),
+    "ch08.seed_module_ours_over": ("; the course's scorer passes {limit} too.", "；课程的打分函数也超过了 {limit}。"),
+    "ch08.seed_module_under": (
+        "So at these sizes even the seed's module stays under {limit} for one {n_doc:,}-word document, batch "
+        "{batch}: the practitioner's 24 GB needs a larger batch, hidden size or document.",
+        "所以在这些尺寸下，就连种子的模块也在 {limit} 以下（一篇 {n_doc:,} 词的文档，batch {batch}）："
+        "实践者的 24 GB 需要更大的 batch、隐藏尺寸或文档。"),
     # ------------------------------------------------------------------ tables, progress bars, the vocabulary hint
     "tables.bleu": ("bleu", "BLEU"),
     "tables.exact": ("exact", "完全匹配"),

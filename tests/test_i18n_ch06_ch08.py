@@ -1,0 +1,179 @@
+"""Chapters 06 and 08 in Chinese: the sentences their helpers render (crossing_verdict, seed_module_verdict, the
+refusal of a scorer that needs equal sizes) and the width of a table with Chinese headers. English stays byte for
+byte what it was (the literals below are the helpers' English output before the sentences moved into
+helpers.i18n.MESSAGES); under "zh" the same calls speak Chinese and show the same numbers in the same order."""
+import math
+import re
+
+import pytest
+import torch
+
+from helpers import i18n
+from helpers.attention import DotProductAttention
+from helpers.cost import seed_module_verdict
+from helpers.experiments import crossing_verdict
+from helpers.tables import format_table, text_width
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:[.,]\d+)*(?:e[+-]?\d+)?%?")   # as tests/test_i18n.py counts numbers
+GiB = 2**30
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    i18n.set_lang("en")
+
+
+BASE = {"configs": {"a": {"crossed": 5, "runs": 5, "mean_step": 188.0, "within": -0.36},
+                    "b": {"crossed": 3, "runs": 5, "mean_step": None, "within": float("nan")}},
+        "runs": 10, "rho": -0.68, "p": 0.00094, "earliest": "a", "best": "a", "never": 0, "latest": 320,
+        "half": 200, "spread_early": 61.1, "spread_all": 57.0}
+CROSSING_CASES = [BASE, {**BASE, "best": "b"},
+                  {**BASE, "configs": {"a": {**BASE["configs"]["a"], "within": -0.9}, "b": BASE["configs"]["b"]}},
+                  {**BASE, "rho": 0.1, "p": 0.5, "never": 2, "spread_early": math.nan},
+                  {**BASE, "spread_early": 10.0}]
+CROSSING_ENGLISH = [
+    ('**a** crossed in 5 of 5 runs, on average at step 188; **b** crossed in 3 of 5 runs. Across all '
+     '10 runs the rank correlation between the crossing step and the final BLEU on 31-40 words is '
+     '**-0.68** (p = 0.00094): pooled over the scorers, earlier crossings go with better ends. Within '
+     'one scorer the link is weaker (rank correlations a -0.36, b n/a), so the pooled figure mostly '
+     'says which scorer a run used (a crosses earliest on average and ends best). Every run crossed '
+     'within the budget (the latest at step 320), so no final score belongs to a run that had not yet '
+     "crossed. Among the runs that crossed by step 200 (the first half of the budget), the scorers' "
+     'means span 61.1 BLEU, against 57.0 over all runs: the gap between scorers is not only a matter '
+     'of when their runs crossed.'),
+    ('**a** crossed in 5 of 5 runs, on average at step 188; **b** crossed in 3 of 5 runs. Across all '
+     '10 runs the rank correlation between the crossing step and the final BLEU on 31-40 words is '
+     '**-0.68** (p = 0.00094): pooled over the scorers, earlier crossings go with better ends. Within '
+     'one scorer the link is weaker (rank correlations a -0.36, b n/a), so the pooled figure mostly '
+     'says which scorer a run used (a crosses earliest on average, b ends best). Every run crossed '
+     'within the budget (the latest at step 320), so no final score belongs to a run that had not yet '
+     "crossed. Among the runs that crossed by step 200 (the first half of the budget), the scorers' "
+     'means span 61.1 BLEU, against 57.0 over all runs: the gap between scorers is not only a matter '
+     'of when their runs crossed.'),
+    ('**a** crossed in 5 of 5 runs, on average at step 188; **b** crossed in 3 of 5 runs. Across all '
+     '10 runs the rank correlation between the crossing step and the final BLEU on 31-40 words is '
+     '**-0.68** (p = 0.00094): pooled over the scorers, earlier crossings go with better ends. Within '
+     'one scorer the link is as strong or stronger (rank correlations a -0.90, b n/a). Every run '
+     'crossed within the budget (the latest at step 320), so no final score belongs to a run that had '
+     'not yet crossed. Among the runs that crossed by step 200 (the first half of the budget), the '
+     "scorers' means span 61.1 BLEU, against 57.0 over all runs: the gap between scorers is not only "
+     'a matter of when their runs crossed.'),
+    ('**a** crossed in 5 of 5 runs, on average at step 188; **b** crossed in 3 of 5 runs. Across all '
+     '10 runs the rank correlation between the crossing step and the final BLEU on 31-40 words is '
+     '**+0.10** (p = 0.5): no clear link between when a run crosses and where it ends (within each '
+     'scorer: a -0.36, b n/a). 2 of 10 runs never crossed within the budget. Fewer than two scorers '
+     'have a run that crossed by step 200 (the first half of the budget), so their means among early '
+     'runs cannot be compared.'),
+    ('**a** crossed in 5 of 5 runs, on average at step 188; **b** crossed in 3 of 5 runs. Across all '
+     '10 runs the rank correlation between the crossing step and the final BLEU on 31-40 words is '
+     '**-0.68** (p = 0.00094): pooled over the scorers, earlier crossings go with better ends. Within '
+     'one scorer the link is weaker (rank correlations a -0.36, b n/a), so the pooled figure mostly '
+     'says which scorer a run used (a crosses earliest on average and ends best). Every run crossed '
+     'within the budget (the latest at step 320), so no final score belongs to a run that had not yet '
+     "crossed. Among the runs that crossed by step 200 (the first half of the budget), the scorers' "
+     'means span 10.0 BLEU, against 57.0 over all runs: most of the gap between scorers goes with '
+     '*when* their runs crossed.'),
+]
+PER_PAIR = {("seed", 256): 771.0, ("ours", 256): 260.0, ("seed", 64): 196.5, ("ours", 64): 69.0}
+AT_DOC = {("seed", 256): 25.8 * GiB, ("ours", 256): 8.7 * GiB, ("seed", 64): 6.6 * GiB, ("ours", 64): 2.3 * GiB}
+FIRST_OVER = {("seed", 256): 2891, ("ours", 256): 4978, ("seed", 64): 5727, ("ours", 64): 9663}
+SEED_CASES = [AT_DOC, {**AT_DOC, ("ours", 256): 30 * GiB}, {**AT_DOC, ("seed", 256): 20 * GiB}]
+SEED_ENGLISH = [
+    ("Measured, not argued: trained as a decoder uses it, seed 003's module keeps 771 float32 numbers "
+     "per (query, key) pair at h = 256 and the course's scorer 260, 3.0 times fewer (2.8 at h = 64). "
+     "The seed's `Linear` keeps its input, the repeated decoder state concatenated with the encoder "
+     'output (2h numbers per pair), and its tanh its output (h more): 3h = 768 at h = 256. The '
+     "course's scorer projects the state and the encoder outputs first and adds them, so only the "
+     "tanh's output (h) grows with n_q × n_k. Extrapolated by the fitted curves, translating a "
+     "3,000-word document (n_q = n_k) needs 25.8 GiB in training with the seed's module at h = 256 "
+     "(over 24.0 GiB from n = 2,891 on) and 6.6 GiB at h = 64; the course's scorer needs 8.7 GiB at h "
+     '= 256 (over 24.0 GiB from n = 4,978 on). A 120-word summary of the same document needs 1.0 GiB '
+     "with the seed's module at h = 256. So the practitioner's 24 GB is what their own module costs "
+     'when it is trained on one 3,000-word document, batch 1, at h = 256, if the decoder writes about '
+     "as many words as it reads; the course's scorer stays under 24.0 GiB there."),
+    ("Measured, not argued: trained as a decoder uses it, seed 003's module keeps 771 float32 numbers "
+     "per (query, key) pair at h = 256 and the course's scorer 260, 3.0 times fewer (2.8 at h = 64). "
+     "The seed's `Linear` keeps its input, the repeated decoder state concatenated with the encoder "
+     'output (2h numbers per pair), and its tanh its output (h more): 3h = 768 at h = 256. The '
+     "course's scorer projects the state and the encoder outputs first and adds them, so only the "
+     "tanh's output (h) grows with n_q × n_k. Extrapolated by the fitted curves, translating a "
+     "3,000-word document (n_q = n_k) needs 25.8 GiB in training with the seed's module at h = 256 "
+     "(over 24.0 GiB from n = 2,891 on) and 6.6 GiB at h = 64; the course's scorer needs 30.0 GiB at "
+     'h = 256 (over 24.0 GiB from n = 4,978 on). A 120-word summary of the same document needs 1.0 '
+     "GiB with the seed's module at h = 256. So the practitioner's 24 GB is what their own module "
+     'costs when it is trained on one 3,000-word document, batch 1, at h = 256, if the decoder writes '
+     "about as many words as it reads; the course's scorer passes 24.0 GiB too."),
+    ("Measured, not argued: trained as a decoder uses it, seed 003's module keeps 771 float32 numbers "
+     "per (query, key) pair at h = 256 and the course's scorer 260, 3.0 times fewer (2.8 at h = 64). "
+     "The seed's `Linear` keeps its input, the repeated decoder state concatenated with the encoder "
+     'output (2h numbers per pair), and its tanh its output (h more): 3h = 768 at h = 256. The '
+     "course's scorer projects the state and the encoder outputs first and adds them, so only the "
+     "tanh's output (h) grows with n_q × n_k. Extrapolated by the fitted curves, translating a "
+     "3,000-word document (n_q = n_k) needs 20.0 GiB in training with the seed's module at h = 256 "
+     "(over 24.0 GiB from n = 2,891 on) and 6.6 GiB at h = 64; the course's scorer needs 8.7 GiB at h "
+     '= 256 (over 24.0 GiB from n = 4,978 on). A 120-word summary of the same document needs 1.0 GiB '
+     "with the seed's module at h = 256. So at these sizes even the seed's module stays under 24.0 "
+     "GiB for one 3,000-word document, batch 1: the practitioner's 24 GB needs a larger batch, hidden "
+     'size or document.'),
+]
+
+
+def seed_verdict(at_doc):
+    return seed_module_verdict(PER_PAIR, at_doc, FIRST_OVER, 1.0 * GiB, 3000, 120, 24 * GiB)
+
+
+def assert_same_numbers_in_chinese(english, chinese):
+    assert CJK.search(chinese), chinese
+    assert NUMBER.findall(english) == NUMBER.findall(chinese), (english, chinese)
+    assert not re.search(r"[a-z]{3,} [a-z]{3,} [a-z]{3,}", chinese), f"an English phrase is left: {chinese}"
+
+
+@pytest.mark.parametrize("case, english", list(zip(CROSSING_CASES, CROSSING_ENGLISH, strict=True)))
+def test_crossing_verdict_english_is_unchanged_and_chinese_has_the_same_numbers(case, english):
+    assert crossing_verdict(case, "31-40") == english
+    with i18n.language("zh"):
+        assert_same_numbers_in_chinese(english, crossing_verdict(case, "31-40"))
+
+
+@pytest.mark.parametrize("at_doc, english", list(zip(SEED_CASES, SEED_ENGLISH, strict=True)))
+def test_seed_module_verdict_english_is_unchanged_and_chinese_has_the_same_numbers(at_doc, english):
+    assert seed_verdict(at_doc) == english
+    with i18n.language("zh"):
+        assert_same_numbers_in_chinese(english, seed_verdict(at_doc))
+
+
+def test_a_scorer_that_needs_equal_sizes_refuses_in_both_languages():
+    query, keys = torch.zeros(2, 3, 4), torch.zeros(2, 5, 6)
+    english = ("DotProductAttention needs query and key vectors of the same size: query has shape (2, 3, 4), keys "
+               "(2, 5, 6); expected keys of shape (batch, n_k, 4). Use MultiplicativeAttention or AdditiveAttention "
+               "when the sizes differ.")
+    with pytest.raises(ValueError) as err:
+        DotProductAttention()(query, keys, keys)
+    assert str(err.value) == english
+    with i18n.language("zh"), pytest.raises(ValueError) as err:
+        DotProductAttention()(query, keys, keys)
+    assert CJK.search(str(err.value)) and "(2, 3, 4)" in str(err.value) and "AdditiveAttention" in str(err.value)
+
+
+def test_format_table_aligns_chinese_headers_and_keeps_english_as_it_was():
+    assert format_table({"dot": {"4-10": 1.0}}, index_name="BLEU, mean of 5 seeds") == (
+        "BLEU, mean of 5 seeds  4-10\ndot                     1.0")
+    lines = format_table({"dot": {"4-10": 1.0}, "无注意力": {"4-10": 12.5}}, index_name="BLEU，均值").splitlines()
+    assert len({text_width(line) for line in lines}) == 1, lines             # every row ends in the same column
+    assert text_width("无注意力") == 8 and text_width("abc") == 3
+
+
+def test_a_live_run_the_evidence_file_lacks_says_so_in_both_languages(capsys):
+    from helpers import evidence
+
+    ev = evidence.load("dropout")
+    unit = {"config": "no dropout", "seed": 99}
+    assert ev.check(unit, []) == []
+    english = capsys.readouterr().out
+    assert english == ("dropout: {'config': 'no dropout', 'seed': 99} is not among the 40 stored runs, so this live "
+                       "run was not compared with a stored one (the stored runs are 0, 1, 2, 3, 4, 5, 6, 7 by seed)\n")
+    with i18n.language("zh"):
+        ev.check(unit, [])
+    assert_same_numbers_in_chinese(english, capsys.readouterr().out)
