@@ -73,6 +73,8 @@ def test_shuffle_prediction(capsys):
     ("unchanged", True, False), ("not the same", False, False), ("不一样", False, False),
     ("unchanged", False, False), ("the same", False, False), ("no change", False, False), ("不变", False, False),
     ("in a different order", False, True), ("in a different order", True, False), ("只是换了顺序", False, True),
+    ("order changed", True, False), ("order changed", False, True), ("their order changes", False, True),
+    ("shuffled differently", False, False), ("shuffled differently", True, True),
 ])
 def test_shuffle_prediction_reads_negations(answer, with_positions, right):
     assert ex.check_shuffle_prediction(answer, with_positions=with_positions) is right

@@ -161,6 +161,7 @@ def _step(weights_fn=None, context_fn=None, fill=float("-inf"), nan_to_zero=True
     (_step(lambda s, m: torch.softmax(s.unsqueeze(-1), -1).squeeze(-1)), "an axis of length 1"),
     (_step(lambda s, m: torch.softmax(s, -1)), "the padding is not masked"),
     (_step(lambda s, m: torch.softmax(s.masked_fill(m, float("-inf")), -1)), "wrong way round"),
+    (_step(lambda s, m: torch.nan_to_num(torch.softmax(s.masked_fill(m, float("-inf")), -1))), "wrong way round"),
     (_step(lambda s, m: torch.softmax(s, -1) * m), "zeroed after the softmax"),
     (_step(lambda s, m: torch.exp(s.masked_fill(~m, float("-inf")))), "not normalised"),
     (_step(lambda s, m: s), "raw scores"),

@@ -41,6 +41,7 @@ ALLOWED: dict[str, dict[str, str]] = {
         "50": "the paper's model names (-50: trained on sentences of up to 50 words)",
         "1.5": "a threshold: the entropy ratio the next cell's assert asks for (set in its code)",
         "3.3": "quoted: Luong, Pham and Manning 2015, section 3.3 (input feeding)",
+        "95": "the level of the intervals (95%), compare_variants' default level",
     },
     "07_self_attention_and_transformer": {
         "95": "the level of the intervals (95%), a setting of helpers.experiments.budget_curve",
