@@ -58,6 +58,19 @@ def bench(name: str, n: int, jobs: int, tmp: Path, env: dict) -> dict:
             "load": (load_start, os.getloadavg()[0]), "containment": proc.stdout.splitlines()[0] if proc.stdout else ""}
 
 
+def _stored_rows() -> dict[str, list[str]]:
+    """{assignment: its row's cells} of the README's perf-grading table as it stands (empty if there is none)."""
+    from helpers.devtools.readme import read_section
+
+    try:
+        section = read_section("perf-grading")
+    except ValueError:
+        return {}
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
+             if line.startswith("| ")]
+    return {row[0]: row for row in cells[1:] if row and row[0] in MISTAKES}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assignment", nargs="*", default=list(MISTAKES), help="default: every assignment")
@@ -89,9 +102,14 @@ def main() -> int:
                 f"{os.cpu_count()} cores, {date.today().isoformat()}. Issue 21's target: 30 in at most {TARGET} s. "
                 "Wall time depends on what else runs: the load average (1 minute) is recorded at the start and the "
                 "end of each assignment; on a loaded machine the figures are upper bounds.")
-        table = format_table([[r["name"], r["n"], f"{r['wall']:.0f}", f"{r['wall'] / r['n']:.1f}",
-                               f"{r['load'][0]:.1f} / {r['load'][1]:.1f}",
-                               "yes" if r["wall"] * 30 / r["n"] <= TARGET else "no"] for r in rows],
+        fresh = {r["name"]: [r["name"], r["n"], f"{r['wall']:.0f}", f"{r['wall'] / r['n']:.1f}",
+                             f"{r['load'][0]:.1f} / {r['load'][1]:.1f}",
+                             "yes" if r["wall"] * 30 / r["n"] <= TARGET else "no"] for r in rows}
+        kept = {name: row for name, row in _stored_rows().items() if name not in fresh}   # not re-run this time
+        if kept:
+            note += (" Rows of assignments not graded in the latest run (" + ", ".join(kept) + ") keep the figures of "
+                     "the run before it.")
+        table = format_table([fresh.get(name) or kept[name] for name in MISTAKES if name in fresh or name in kept],
                              ["assignment", "submissions", "wall s", "s per submission", "load at start / end",
                               f"30 within {TARGET} s"], markdown=True)
         update_readme_section("perf-grading", note + "\n\n" + table)

@@ -1114,11 +1114,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "只看到第 {half} 步（预算的前一半）就越过的运行，各打分函数的均值相差 {early:.1f} BLEU，"
         "全部运行则相差 {overall:.1f}："),
     "ch06.crossing_gap_when": (
-        "most of the gap between scorers goes with *when* their runs crossed.",
-        "打分函数之间的差距，大半跟它们的运行*什么时候*越过有关。"),
+        "the gap narrows among early crossers, as it would if it went with *when* the runs crossed; but those runs "
+        "still crossed at different steps, so this subset cannot separate the scorer from when its runs crossed.",
+        "只看早越过的运行，差距变小了，这和差距跟运行*什么时候*越过有关相符；但这些运行越过的步数仍各不相同，"
+        "所以这个子集分不开打分函数本身和它的运行什么时候越过。"),
     "ch06.crossing_gap_not_only": (
-        "the gap between scorers is not only a matter of when their runs crossed.",
-        "打分函数之间的差距，不只是越过得早晚的问题。"),
+        "the gap stays about as wide among early crossers, but those runs still crossed at different steps (one "
+        "scorer may cross before any other), so this subset cannot separate the scorer from when its runs crossed.",
+        "只看早越过的运行，差距仍然差不多大；但这些运行越过的步数仍各不相同（某个打分函数可能比其他所有的都早），"
+        "所以这个子集分不开打分函数本身和它的运行什么时候越过。"),
     "ch08.seed_module": (
         "Measured, not argued: trained as a decoder uses it, seed 003's module keeps {seed_big:.0f} float32 numbers "
         "per (query, key) pair at h = {big} and the course's scorer {ours_big:.0f}, {ratio_big:.1f} times fewer "

@@ -75,6 +75,7 @@ def test_shuffle_prediction(capsys):
     ("in a different order", False, True), ("in a different order", True, False), ("只是换了顺序", False, True),
     ("order changed", True, False), ("order changed", False, True), ("their order changes", False, True),
     ("shuffled differently", False, False), ("shuffled differently", True, True),
+    ("nothing changes", True, False), ("nothing changed", True, False), ("not reordered", False, False),
 ])
 def test_shuffle_prediction_reads_negations(answer, with_positions, right):
     assert ex.check_shuffle_prediction(answer, with_positions=with_positions) is right

@@ -91,12 +91,14 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
 # What an answer says happens to the outputs: reordered (equivariant), left as they were (invariant) or changed.
 # Checked in this order, so "not just shuffled" is a change and "unchanged except for the order" a reordering.
 _NOT_REORDERED = ("not the same way", "not shuffled the same", "not just shuffled", "not only shuffled",
-                  "not permuted", "n't permuted", "not just permuted", "not just reordered", "differently",
+                  "not permuted", "n't permuted", "not just permuted", "not just reordered", "not reordered",
+                  "n't reordered", "differently",
                   "不只是打乱", "不仅仅是打乱", "不只是换了顺序")
 _REORDERED = ("same way", "shuffled", "permuted", "reordered", "rearranged", "different order", "new order",
               "other order", "the order", "order chang", "order differ", "only moved", "just moved", "equivariant",
               "打乱", "置换", "重新排列", "换了顺序", "顺序变", "顺序不同", "等变")
-_NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "not differ", "n't differ", "not different",
+_NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "nothing chang", "not differ", "n't differ",
+                "not different",
                 "invariant", "identical",
                 "不改变", "没有改变", "没改变", "不变", "没变", "不会变", "没有变", "没有不同")
 _CHANGED = ("not the same", "not same", "n't the same", "changed", "change", "different", "differ", "改变", "变了",
