@@ -840,8 +840,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the scores are divided by d = 4; the scale is √d = 2.",
         "得分除以的是 d = 4；缩放因子是 √d = 2。"),
     "ch07.softmax_columns": (
-        "the softmax runs down the columns (dim=0): each query's row of weights must sum to 1, so use dim=-1.",
-        "softmax 是沿列（dim=0）做的：每个查询那一行的权重之和要为 1，所以用 dim=-1。"),
+        "the softmax runs down the columns (dim=0): each query's row of weights must sum to 1, so use dim=-1. "
+        "(Dividing by the row sums without keepdim=True does the same: they broadcast along the wrong axis.)",
+        "softmax 是沿列（dim=0）做的：每个查询那一行的权重之和要为 1，所以用 dim=-1。"
+        "（除以每行之和时没写 keepdim=True 也会这样：这些和沿错误的维度广播了。）"),
+    "ch07.max_wrong_axis": (
+        "the maximum was subtracted along the wrong axis (dim=0, one per column): subtract each row's own maximum, "
+        "scores.amax(-1, keepdim=True).",
+        "减去的最大值沿错了维度（dim=0，每列一个）：应当减去每一行自己的最大值，scores.amax(-1, keepdim=True)。"),
     "ch07.context_transposed": (
         "the weights are right, but the context uses them transposed (weights.T @ X): row i of the context is "
         "Σⱼ weights[i, j] · X[j], that is weights @ X.",

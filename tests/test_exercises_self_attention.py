@@ -48,6 +48,9 @@ def test_a_float_or_int_mask_of_ones_and_zeros_is_named_and_a_bool_one_is_accept
     (lambda X: (X, self_attention(X)[1][:3]), "expected (6, 6)"),
     (lambda X: ((X @ X.T / 2) / (X @ X.T / 2).sum(-1, keepdim=True) @ X,
                 (X @ X.T / 2) / (X @ X.T / 2).sum(-1, keepdim=True)), "with no exp"),
+    (lambda X: (X, torch.exp(X @ X.T / 2) / torch.exp(X @ X.T / 2).sum(-1)), "without keepdim=True"),
+    (lambda X: (X, (lambda e: e / e.sum(-1, keepdim=True))(torch.exp(X @ X.T / 2 - (X @ X.T / 2).amax(0)))),
+     "along the wrong axis (dim=0, one per column)"),
 ])
 def test_self_attention_mistakes(capsys, fn, words):
     assert words in said(capsys, ex.check_self_attention, fn)
@@ -76,6 +79,7 @@ def test_shuffle_prediction(capsys):
     ("order changed", True, False), ("order changed", False, True), ("their order changes", False, True),
     ("shuffled differently", False, False), ("shuffled differently", True, True),
     ("nothing changes", True, False), ("nothing changed", True, False), ("not reordered", False, False),
+    ("changed order", True, False), ("they change order", True, False), ("changed places", True, False),
 ])
 def test_shuffle_prediction_reads_negations(answer, with_positions, right):
     assert ex.check_shuffle_prediction(answer, with_positions=with_positions) is right

@@ -75,6 +75,8 @@ def check_self_attention(fn, name: str = "self_attention", exercise: str = "07.1
                  (torch.softmax(X @ X.T / 4.0, dim=-1), t("ch07.divided_by_d")),
                  (torch.softmax(X @ X.T / 6 ** 0.5, dim=-1), t("ch07.divided_by_n")),
                  (torch.softmax(X @ X.T * 2.0, dim=-1), t("ch07.multiplied_by_root_d"))]
+        shifted = torch.exp(scores - scores.amax(0))                    # the max over the wrong axis, then rows
+        slips.append((shifted / shifted.sum(-1, keepdim=True), t("ch07.max_wrong_axis")))
         for candidate, sentence in slips:
             if torch.allclose(weights, candidate, atol=1e-6):
                 return wrong(exercise, sentence, None, show_answer)
@@ -95,7 +97,9 @@ _NOT_REORDERED = ("not the same way", "not shuffled the same", "not just shuffle
                   "n't reordered", "differently",
                   "不只是打乱", "不仅仅是打乱", "不只是换了顺序")
 _REORDERED = ("same way", "shuffled", "permuted", "reordered", "rearranged", "different order", "new order",
-              "other order", "the order", "order chang", "order differ", "only moved", "just moved", "equivariant",
+              "other order", "the order", "order chang", "order differ", "change order", "changed order",
+              "changes order", "change place", "changed place", "changes place", "only moved", "just moved",
+              "equivariant",
               "打乱", "置换", "重新排列", "换了顺序", "顺序变", "顺序不同", "等变")
 _NOT_CHANGED = ("unchanged", "not change", "n't change", "no change", "nothing chang", "not differ", "n't differ",
                 "not different",
