@@ -57,7 +57,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "缩放、softmax 与掩码", "为什么要除以 √d_k？softmax 做了什么？掩码如何遮住位置？", 60, 60, runs_in_zh=True),
     Chapter("05_attention_translation.ipynb", "Attention in translation",
             "Does attention really stop long sentences from collapsing? How is the decoder wired?",
-            "翻译中的注意力", "注意力真的能让长句不再崩溃吗？解码器是怎样连接的？", 150, 75),
+            "翻译中的注意力", "注意力真的能让长句不再崩溃吗？解码器是怎样连接的？", 150, 75, runs_in_zh=True),
     Chapter("06_scoring_functions_and_dropout.ipynb", "Scoring functions and dropout",
             "Additive, multiplicative, dot, scaled dot: how do they differ, and where does dropout go?",
             "打分函数与 dropout", "加性、乘性、点积、缩放点积：它们有何不同？dropout 该加在哪里？", 180, 60,

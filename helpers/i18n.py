@@ -1243,4 +1243,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
     "widgets.site_chapters": ("Chapters", "章节"),
     "widgets.site_companion": ("Companion pages", "配套资料"),
+    # --------------------------------------------------------------------------- chapter 05
+    "widgets.explorer_repr": ("{n} test sentences; showing: {showing}", "{n} 个测试句子；正在显示：{showing}"),
+    "training.class_no_source": ("no source", "无源词"),
+    "training.class_measure_word": ("measure word", "量词"),
+    "training.class_phrasal_verb": ("phrasal verb", "短语动词"),
+    "training.class_two_source_words": ("two source words", "两个源词"),
+    "training.class_circumposition_1": ("circumposition, 1st half", "框式介词第 1 个词"),
+    "training.class_circumposition_2": ("circumposition, 2nd half", "框式介词第 2 个词"),
+    "training.class_clause_joiner": ("clause joiner", "连词"),
+    "training.class_relative_de": ("relative de", "关系从句的 de"),
+    "training.class_determiner": ("determiner", "限定词"),
+    "training.class_adjective": ("adjective", "形容词"),
+    "training.class_noun": ("noun", "名词"),
+    "training.class_verb": ("verb", "动词"),
 }

@@ -242,7 +242,8 @@ def results_table(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "e
 
 
 # ---------------------------------------------------------------- chapter 05: alignment while training, by word class
-__all__ += ["alignment_scores", "uniform_attention_baseline", "word_class", "alignment_by_class", "count_forward_calls"]
+__all__ += ["alignment_scores", "uniform_attention_baseline", "word_class", "word_class_label", "WORD_CLASSES",
+            "alignment_by_class", "count_forward_calls"]
 
 
 def alignment_scores(model: Seq2Seq, pairs: Sequence) -> dict[str, float]:
@@ -288,6 +289,21 @@ def word_class(src: Sequence[str], alignment: Sequence[Sequence[int]], j: int) -
     names = {"det": "determiner", "adj": "adjective", "noun": "noun", "conj": "clause joiner", "rel": "relative de",
              "verb_t": "verb", "verb_i": "verb", "verb_phrasal": "verb"}
     return names.get(cat, cat)
+
+
+# every class `word_class` returns, with its label in the current language (tables and verdicts of chapter 05)
+WORD_CLASSES = i18n.Labels({
+    "no source": "training.class_no_source", "measure word": "training.class_measure_word",
+    "phrasal verb": "training.class_phrasal_verb", "two source words": "training.class_two_source_words",
+    "circumposition, 1st half": "training.class_circumposition_1", "circumposition, 2nd half":
+    "training.class_circumposition_2", "clause joiner": "training.class_clause_joiner",
+    "relative de": "training.class_relative_de", "determiner": "training.class_determiner",
+    "adjective": "training.class_adjective", "noun": "training.class_noun", "verb": "training.class_verb"})
+
+
+def word_class_label(name: str) -> str:
+    """A word class of `word_class` as a reader sees it in the current language (an unknown one unchanged)."""
+    return WORD_CLASSES[name] if name in WORD_CLASSES else name
 
 
 def alignment_by_class(weights: Sequence, pairs: Sequence) -> dict[str, dict[str, float]]:

@@ -355,7 +355,7 @@ class TranslationExplorer(_ShowsWidget):
 
     def __repr__(self) -> str:
         showing = self.last.message if self.last is not None else i18n.t("widgets.type_a_sentence")
-        return f"TranslationExplorer({len(self.sentences)} test sentences; showing: {showing})"
+        return f"TranslationExplorer({i18n.t('widgets.explorer_repr', n=len(self.sentences), showing=showing)})"
 
 
 def translation_explorer(model, sentences: Sequence[str]) -> TranslationExplorer:
