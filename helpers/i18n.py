@@ -1243,4 +1243,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
     "widgets.site_chapters": ("Chapters", "章节"),
     "widgets.site_companion": ("Companion pages", "配套资料"),
+    # chapter 07
+    "tables.align": ("align", "对齐准确率"),
 }
