@@ -1,9 +1,24 @@
-"""Which Chinese notebooks strict nbval runs: notebooks/zh/ holds every chapter's Chinese edition, but only the
-chapters that run in Chinese (`runs_in_zh` in helpers/course.py) carry their own outputs; the others carry the
-English run's outputs under Chinese text (checked by tests/test_i18n.py), so nbval leaves them out."""
+"""Root test setup: which Chinese notebooks strict nbval runs, and how `make test` shares the work between its two
+xdist workers.
+
+Which notebooks: notebooks/zh/ holds every chapter's Chinese edition, but only the chapters that run in Chinese
+(`runs_in_zh` in helpers/course.py) carry their own outputs; the others carry the English run's outputs under
+Chinese text (checked by tests/test_i18n.py), so nbval leaves them out.
+
+Sharing the work (`-n 2 --dist loadfile`): xdist hands out whole files, the files with the most tests first, so the
+few long tests (the mutation suite, grading, evidence, the browser) used to come last, in big lumps, and one worker
+waited for the other. Here the longest work goes first (notebooks, then tests marked slow or browser, then the
+rest), and the files of independent long tests (`SPLIT_FILES`) are handed out a test at a time (tests that share a
+parameter stay together: they share a per-process cache). A notebook's cells always stay together, in order.
+"""
 from pathlib import Path
 
-ZH = Path(__file__).parent / "notebooks" / "zh"
+import pytest
+
+ROOT = Path(__file__).parent
+ZH = ROOT / "notebooks" / "zh"
+SPLIT_FILES = {"test_mutations.py", "test_evidence.py", "test_assignments.py", "test_browser.py", "test_pinning.py",
+               "test_grading_sandbox.py"}
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -14,3 +29,39 @@ def pytest_ignore_collect(collection_path, config):
 
         return True if not runs_in_zh(path) else None
     return None
+
+
+def _weight(item) -> int:
+    """0 for a notebook's cell, 1 for a test marked slow or browser, 2 for the rest: the order they are run in."""
+    if Path(str(item.fspath)).suffix == ".ipynb":
+        return 0
+    return 1 if item.get_closest_marker("slow") or item.get_closest_marker("browser") else 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Longest work first (a stable sort: a notebook's cells and a file's tests keep their order)."""
+    items.sort(key=_weight)
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit one xdist worker runs as a whole: the file, or in SPLIT_FILES the test (or its parameter)."""
+    path, _, rest = nodeid.partition("::")
+    if Path(path).name not in SPLIT_FILES:
+        return path
+    return f"{path}[{rest.split('[', 1)[1]}" if "[" in rest else nodeid
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the units of `work_unit`, handed out in collection order (longest first)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongestFirst(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    config.option.loadscopereorder = False   # keep the collection order above, not "most tests first"
+    return LongestFirst(config, log)

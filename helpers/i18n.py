@@ -1243,6 +1243,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "这个探索器直接在网页里运行：计算与 helpers.widgets.explorer_state 相同。"),
     "widgets.site_chapters": ("Chapters", "章节"),
     "widgets.site_companion": ("Companion pages", "配套资料"),
+    # chapter 07
+    "tables.align": ("align", "对齐准确率"),
     # --------------------------------------------------------------------------- chapter 05
     "widgets.explorer_repr": ("{n} test sentences; showing: {showing}", "{n} 个测试句子；正在显示：{showing}"),
     "training.class_no_source": ("no source", "无源词"),

@@ -231,7 +231,8 @@ def probe_nouns(model: Seq2Seq, pairs: Sequence, state: str = "forward",
 # ---------------------------------------------------------------- reporting
 def results_table(results: dict[str, dict], metrics: Sequence[str] = ("bleu", "exact")) -> dict:
     """{bucket: {"model metric": value}} from {model: {bucket: {metric: value}}}, for helpers.tables.format_table."""
-    names = i18n.Labels({"bleu": "tables.bleu", "exact": "tables.exact"})   # the column names in the current language
+    # the column names in the current language
+    names = i18n.Labels({"bleu": "tables.bleu", "exact": "tables.exact", "align": "tables.align"})
     table: dict = {}
     for model, by_bucket in results.items():
         for bucket, res in by_bucket.items():

@@ -99,6 +99,7 @@ def test_register_refuses_a_taken_name(toy):
         evidence.register(recipe)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_every_recipe_file_loads_and_its_cheapest_unit_reproduces(name):
     ev = evidence.load(name)                      # same settings and units as the recipe
