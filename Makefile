@@ -26,7 +26,7 @@ help:
 	@echo "make site     the course website, both editions, into site/en and site/zh (offline; SITE_REPO=owner/name)"
 	@echo "make lint     ruff (pyflakes, pycodestyle, isort, bugbear) over the Python code"
 	@echo "make zh       rebuild the Chinese edition notebooks/zh/ from notebooks/ and i18n/zh/ (nothing is re-run)"
-	@echo "make zh-extract  add new and stale Markdown cells to i18n/zh/*.yml for translators"
+	@echo "make zh-extract  merge new and changed cells and messages into the PO catalogues (i18n/zh/*.po, messages.po)"
 	@echo "make execute  re-execute every notebook in place (NB=notebooks/03_qkv_by_hand.ipynb for one), and its"
 	@echo "             Chinese edition if the chapter runs in Chinese"
 	@echo "make evidence  run the multi-seed experiments once and write data/evidence/*.json (NAME=scorers for one)"

@@ -4,22 +4,31 @@
     helpers.setup(seed=0, lang="zh")       # or helpers.i18n.set_lang("zh")
     helpers.i18n.t("core.not_answered", name="my_weights")
 
-Every message has a key and one template per language in ``LANGUAGES`` order (English first, the default).
-Templates are ``str.format`` strings; a Chinese template uses a subset of its English template's fields (English
-plurals such as ``{s}`` need no counterpart). ``t(key, **fields)`` fills the template of the current language.
-Adding a message: add a key to ``MESSAGES`` with both texts; ``tests/test_i18n.py`` checks that every key has every
-language, that the fields agree, and that every key used in ``helpers/`` exists and every key is used.
+Every message has a key, an English template here (``ENGLISH``, the source, as the notebooks are for the chapters)
+and a Chinese one in the gettext catalogue ``helpers/locale/zh/messages.po`` (msgctxt = the key, msgid = the English,
+msgstr = the Chinese), which Poedit and the other PO tools edit. At import the Chinese is read (Babel) into
+``MESSAGES = {key: (English, Chinese)}``, in ``LANGUAGES`` order; a key without a current translation (none, fuzzy,
+or made from other English) shows its English. Templates are ``str.format`` strings; a Chinese template uses a
+subset of its English template's fields (English plurals such as ``{s}`` need no counterpart). ``t(key, **fields)``
+fills the template of the current language. Adding a message: add a key to ``ENGLISH``, run
+``python -m helpers.devtools.zh extract`` and write its msgstr in messages.po; ``tests/test_i18n.py`` checks that
+every key has every language, that the fields agree, and that every key used in ``helpers/`` exists and is used.
 """
 from __future__ import annotations
 
 import string
 from collections.abc import Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
-__all__ = ["LANGUAGES", "MESSAGES", "set_lang", "get_lang", "language", "t", "ordinal", "template_fields", "Labels"]
+from babel.messages.pofile import read_po
+
+__all__ = ["LANGUAGES", "ENGLISH", "MESSAGES", "MESSAGES_PO", "with_chinese", "set_lang", "get_lang", "language", "t",
+           "ordinal", "template_fields", "Labels"]
 
 LANGUAGES = ("en", "zh")
+MESSAGES_PO = Path(__file__).parent / "locale" / "zh" / "messages.po"   # travels with helpers/ (release, sandbox)
 _STATE = {"lang": "en"}
 
 
@@ -90,9 +99,21 @@ class Labels(Mapping):
         return f"Labels({dict(self)!r})"
 
 
+def with_chinese(english: dict[str, str], path: Path = MESSAGES_PO) -> dict[str, tuple[str, str]]:
+    """{key: (English, Chinese)}: the msgstr of each current entry of a PO catalogue (msgctxt = the key, msgid =
+    the key's English, not fuzzy, not empty), else the English again."""
+    chinese = {}
+    if path.exists():
+        with path.open("rb") as f:
+            for m in read_po(f):
+                if m.id and m.string and not m.fuzzy and english.get(m.context) == m.id:
+                    chinese[m.context] = m.string
+    return {key: (text, chinese.get(key, text)) for key, text in english.items()}
+
+
 # ------------------------------------------------------------------------------------------------ the catalogue
-# key: (English, Chinese). Keys are grouped by the module that uses them: core.*, describe.*, ch01.* ... ch08.*,
-# widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
+# key: the English template; the Chinese is in helpers/locale/zh/messages.po. Keys are grouped by the module that
+# uses them: core.*, describe.*, ch01.* ... ch08.*, widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
 MESSAGES: dict[str, tuple[str, str]] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.lang": (" | lang {code}", " | 语言 {code}"),
@@ -1260,3 +1281,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "training.class_noun": ("noun", "名词"),
     "training.class_verb": ("verb", "动词"),
 }
+
+# {key: (English, Chinese)}, the Chinese read from helpers/locale/zh/messages.po
+MESSAGES: dict[str, tuple[str, str]] = with_chinese(ENGLISH)

@@ -4,10 +4,10 @@ import json
 import re
 
 import pytest
-import yaml
 
 from helpers import NOTEBOOKS_DIR, ROOT
 from helpers.course import ASSIGNMENTS, CHAPTERS, chapter, chapter_table, learner_table
+from helpers.devtools import zh
 from helpers.devtools.readme import course_sections, read_section
 
 
@@ -54,8 +54,8 @@ def test_chapter_00s_contents_are_the_course_table_in_both_languages():
     english = "\n".join(_markdown_cells(NOTEBOOKS_DIR / CHAPTERS[0].file))
     assert chapter_table("en", column="Chapter") in english, (
         "chapter 00's table of contents differs from helpers/course.py: paste chapter_table('en', column='Chapter')")
-    catalogue = yaml.safe_load((ROOT / "i18n" / "zh" / CHAPTERS[0].file.replace(".ipynb", ".yml")).read_text())
-    chinese = "\n".join(cell.get("zh", "") for cell in catalogue["cells"])
+    catalogue = zh.load_catalogue(zh.catalogue_path(CHAPTERS[0].file))
+    chinese = "\n".join(cell["zh"] for cell in catalogue["cells"])
     assert chapter_table("zh", column="章节") in chinese, (
         "i18n/zh's chapter 00 table differs from helpers/course.py: paste chapter_table('zh', column='章节')")
 
@@ -130,5 +130,5 @@ def test_no_count_of_chapters_is_typed_in_docs_and_code(path):
 def test_no_count_of_chapters_is_typed_in_the_notebooks():
     found = {p.name: chapter_counts(text) for p in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
              for text in ["\n".join(_markdown_cells(p))]}
-    found |= {p.name: chapter_counts(p.read_text()) for p in sorted((ROOT / "i18n" / "zh").glob("*.yml"))}
+    found |= {p.name: chapter_counts(p.read_text()) for p in sorted((ROOT / "i18n" / "zh").glob("*.po"))}
     assert not any(found.values()), {k: v for k, v in found.items() if v}

@@ -278,10 +278,14 @@ def test_the_builder_refuses_a_pair_whose_english_is_gone_and_extract_marks_the_
     assert zh.extract_notebook(source) == {"new": 0, "stale": 1, "moved": 0}
     entry = next(e for e in zh.load_catalogue(zh.catalogue_path(source))["code"] if e["id"] == cell.id)
     assert entry["todo"] == "stale" and entry["hash"] == zh.text_hash(cell.source)
-    entry_text = zh.catalogue_path(source).read_text(encoding="utf-8")
-    fixed = entry_text.replace('"All pinned versions are installed."', '"Every pin is installed."').replace(
-        f"  hash: {entry['hash']}\n  todo: stale\n", f"  hash: {entry['hash']}\n")
-    zh.catalogue_path(source).write_text(fixed, encoding="utf-8")
+    catalogue = zh.read_catalogue(zh.catalogue_path(source))    # the translator: fix the pair, clear the fuzzy flag
+    for message in catalogue:
+        if message.context == cell.id + zh.CODE:
+            assert message.fuzzy
+            message.flags.discard("fuzzy")
+            if message.id == '"All pinned versions are installed."':
+                message.id = '"Every pin is installed."'
+    zh.write_catalogue(zh.catalogue_path(source), catalogue)
     assert zh.chapter_status(source)[cell.id] == "ok"
     built = nbformat.reads(zh.build_notebook(source), as_version=4)
     assert '"固定的版本都已安装。"' in next(c for c in built.cells if c.id == cell.id).source
@@ -348,10 +352,12 @@ def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(
     assert zh.extract_notebook(source) == {"new": 0, "stale": 1, "moved": 0}
     text = zh.catalogue_path(source).read_text(encoding="utf-8")
     entry = next(e for e in zh.load_catalogue(zh.catalogue_path(source))["cells"] if e["id"] == cell.id)
-    assert entry["todo"] == "stale" and entry["en"] == cell.source and "A new sentence" not in entry["previous_en"]
+    assert entry["fuzzy"] and entry["en"] == cell.source and "A new sentence" not in entry["previous_en"]
+    assert entry["previous_en"] + " A new sentence." == cell.source        # the `#| msgid` a PO editor shows
+    assert text.count("#, fuzzy\n") == 1 and "#| msgid " in text
     assert zh.chapter_status(source)[cell.id] == "stale"  # still stale: the translator has not finished
 
-    entry_text = text.replace("  todo: stale\n", "", 1)
+    entry_text = re.sub(r"^#\| .*\n", "", text.replace("#, fuzzy\n", "", 1), flags=re.M)   # as a text editor would
     zh.catalogue_path(source).write_text(entry_text, encoding="utf-8")
     assert zh.chapter_status(source)[cell.id] == "ok"
     assert zh.extract_notebook(source) == {"new": 0, "stale": 0, "moved": 0}
@@ -438,8 +444,10 @@ def test_bold_labels_render_in_the_chinese_texts():
     assert bold_that_does_not_render("**要点：**文字") == ["**要点：**"]
     assert bold_that_does_not_render("**要点：** 文字，**键**、值") == []
     companion = ROOT / "notebooks" / "companion" / "zh"
-    texts = [*sorted((ROOT / "i18n" / "zh").glob("*.yml")), *sorted(companion.glob("*.md")), ROOT / "README.zh.md"]
-    bad = {p.name: found for p in texts if (found := bold_that_does_not_render(p.read_text(encoding="utf-8")))}
+    texts = {p.name: "\n".join(zh_values(zh.load_catalogue(p))) for p in sorted(zh.CATALOGUE_DIR.glob("*.po"))}
+    texts |= {p.name: p.read_text(encoding="utf-8") for p in [*sorted(companion.glob("*.md")), ROOT / "README.zh.md"]}
+    texts["helpers.i18n.MESSAGES"] = "\n".join(zh_text for _, zh_text in i18n.MESSAGES.values())
+    bad = {name: found for name, text in texts.items() if (found := bold_that_does_not_render(text))}
     assert not bad, f"write a space after these bold labels: {bad}"
 
 
@@ -496,7 +504,7 @@ def alternates_in(text: str) -> list[str]:
 
 
 def zh_values(data) -> list[str]:
-    """Every `zh` string of a loaded catalogue (Markdown cells and code-cell pairs)."""
+    """Every `zh` string of a loaded catalogue (`zh.load_catalogue`: Markdown cells and code-cell pairs)."""
     if isinstance(data, dict):
         return [v for k, v in data.items() if k == "zh" and isinstance(v, str)] + \
             [x for k, v in data.items() if k != "zh" for x in zh_values(v)]
@@ -512,7 +520,7 @@ def glossary_prose() -> str:
 def zh_texts_under_the_term_table() -> dict[str, str]:
     texts = {}
     for number in TERM_CHECKED_CHAPTERS:
-        (path,) = (ROOT / "i18n" / "zh").glob(f"{number}_*.yml")
+        (path,) = (ROOT / "i18n" / "zh").glob(f"{number}_*.po")
         texts[path.name] = "\n".join(zh_values(zh.load_catalogue(path)))
     texts["README.zh.md"] = (ROOT / "README.zh.md").read_text(encoding="utf-8")
     for path in sorted((ROOT / "notebooks" / "companion" / "zh").glob("*.md")):

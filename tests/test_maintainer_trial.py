@@ -148,24 +148,23 @@ ZH_STEPS = r'''
 import re
 from pathlib import Path
 
-import yaml
-
 from helpers.course import chapter_table
 from helpers.devtools import zh as edition
 
 TABLE = re.compile(r"^\| # \|.*?(?=\n\n|\Z)", re.S | re.M)
 
 edition.zh_command(["extract"])
-# step 7: translate every entry that `zh extract` marked todo (chapter 00's stale table, chapter 09's new cells)
-for path in Path("i18n/zh").glob("*.yml"):
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+# step 7: translate every empty or fuzzy entry that `zh extract` left (chapter 00's stale table, chapter 09's new
+# cells), as a PO editor would: write the msgstr, clear the fuzzy flag
+for path in Path("i18n/zh").glob("*.po"):
+    catalogue = edition.read_catalogue(path)
     changed = False
-    for entry in data["cells"]:
-        if not entry.get("todo"):
+    for entry in catalogue:
+        if not entry.id or entry.context.endswith(edition.CODE) or (entry.string and not entry.fuzzy):
             continue
-        en = entry["en"]
+        en = entry.id
         if "| # |" in en:
-            zh = TABLE.sub(lambda m: chapter_table("zh", column="章节"), entry["zh"])
+            zh = TABLE.sub(lambda m: chapter_table("zh", column="章节"), entry.string)
         elif en.startswith("# 09"):
             zh = "# 09 · 试用的一章\n\n**本章问题：** 维护者能加一章吗？"
         elif en.startswith("## Chapter map"):
@@ -173,13 +172,13 @@ for path in Path("i18n/zh").glob("*.yml"):
         elif en.startswith("## Exercises"):
             zh = "## 练习\n\n暂无。"
         else:
-            raise SystemExit(f"an unexpected todo entry in {path.name}: {en[:60]!r}")
-        entry["zh"] = zh
-        entry.pop("todo")
-        entry.pop("previous_en", None)
+            raise SystemExit(f"an unexpected entry to translate in {path.name}: {en[:60]!r}")
+        entry.string = zh
+        entry.flags.discard("fuzzy")
+        entry.previous_id = []
         changed = True
     if changed:
-        path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+        edition.write_catalogue(path, catalogue)
 edition.zh_command(["build"])
 edition.zh_command(["execute", "00"])   # chapter 00 runs in Chinese: its zh run follows its new English run
 '''
