@@ -62,6 +62,7 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     device = get_device()
     if not quiet:
         pinned, phrase = pinning.status()
+        phrase = i18n.t("setup.pinned") if pinned else phrase   # an unpinned machine's reason stays as torch says it
         print(
             f"Learning to Attend | python {platform.python_version_tuple()[0]}.{platform.python_version_tuple()[1]}"
             f" | torch {torch.__version__.split('+')[0]} | device {device.type} | threads {threads} | seed {seed}"

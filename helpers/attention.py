@@ -83,28 +83,18 @@ def _check_qkv(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor) -> None:
     """Raise a ValueError naming the shapes received and expected when Q, K, V do not fit together."""
     for name, x in (("Q", Q), ("K", K), ("V", V)):
         if not isinstance(x, torch.Tensor):
-            raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+            raise ValueError(i18n.t("attention.not_tensor", name=name, kind=type(x).__name__))
         if x.dim() < 2:
-            raise ValueError(
-                f"{name} has shape {_shape(x)}; expected at least 2 dimensions "
-                f"(..., n_{'queries' if name == 'Q' else 'keys'}, d)"
-            )
+            raise ValueError(i18n.t("attention.too_few_dims", name=name, shape=_shape(x),
+                                    n="n_queries" if name == "Q" else "n_keys"))
     if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"Q has shape {_shape(Q)} and K has shape {_shape(K)}: the last dimension (d_k) must match; "
-            f"expected K of shape (..., n_keys, {Q.shape[-1]})"
-        )
+        raise ValueError(i18n.t("attention.d_k_mismatch", q=_shape(Q), k=_shape(K), d=Q.shape[-1]))
     if K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"K has shape {_shape(K)} and V has shape {_shape(V)}: they need the same number of keys; "
-            f"expected V of shape (..., {K.shape[-2]}, d_v)"
-        )
+        raise ValueError(i18n.t("attention.n_keys_mismatch", k=_shape(K), v=_shape(V), n=K.shape[-2]))
     try:
         torch.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
     except RuntimeError:
-        raise ValueError(
-            f"the batch dimensions of Q {_shape(Q)}, K {_shape(K)} and V {_shape(V)} do not match or broadcast"
-        ) from None
+        raise ValueError(i18n.t("attention.batch_mismatch", q=_shape(Q), k=_shape(K), v=_shape(V))) from None
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, dropout_p: float = 0.0):

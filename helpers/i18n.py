@@ -117,9 +117,18 @@ def with_chinese(english: dict[str, str], path: Path = MESSAGES_PO) -> dict[str,
 ENGLISH: dict[str, str] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.lang": " | lang {code}",
+    "setup.pinned": "CPU kernels AVX2 (pinned)",  # helpers.pinning.status()'s phrase when pinned (tests check)
     "setup.not_pinned": (
         "Numbers in this run may differ in their last digits from the committed outputs (README, 'Same numbers on "
         "every machine'); every assert still checks the claims."),
+    # ---------------------------------------------------------------------- attention's shape checks (_check_qkv)
+    "attention.not_tensor": "{name} must be a torch.Tensor, got {kind}",
+    "attention.too_few_dims": "{name} has shape {shape}; expected at least 2 dimensions (..., {n}, d)",
+    "attention.d_k_mismatch": ("Q has shape {q} and K has shape {k}: the last dimension (d_k) must match; expected K "
+                               "of shape (..., n_keys, {d})"),
+    "attention.n_keys_mismatch": ("K has shape {k} and V has shape {v}: they need the same number of keys; expected V "
+                                  "of shape (..., {n}, d_v)"),
+    "attention.batch_mismatch": "the batch dimensions of Q {q}, K {k} and V {v} do not match or broadcast",
     "core.correct": "Correct: ",
     "core.not_yet": "Not yet: ",
     "core.not_answered": (

@@ -20,7 +20,7 @@ PENDING = {}
 TRANSLATED = [p for p in CHAPTERS if p.stem[:2] not in PENDING]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 KEY_LITERAL = re.compile(
-    r"""["']((?:core|describe|setup|widgets|plots|tables|training|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
+    r"""["']((?:core|attention|describe|setup|widgets|plots|tables|training|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +82,11 @@ def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
                         rf" \| {re.escape(phrase)}\n" + ("" if pinned else r".+\n"), english)
     assert i18n.get_lang() == "en"
     helpers.setup(seed=0, lang="zh")
-    assert capsys.readouterr().out == english.replace(" | CPU", " | 语言 zh | CPU") and i18n.get_lang() == "zh"
+    chinese = english.replace(" | CPU", " | 语言 zh | CPU")
+    if pinned:   # the pinned phrase is the catalogue's; an unpinned machine's reason stays as torch gives it
+        assert i18n.t("setup.pinned", lang="en") == phrase
+        chinese = chinese.replace(phrase, "CPU 内核 AVX2（已固定）")
+    assert capsys.readouterr().out == chinese and i18n.get_lang() == "zh"
     with pytest.raises(ValueError, match="lang is 'de'"):
         helpers.setup(lang="de")
     assert i18n.get_lang() == "zh"  # a bad language changes nothing
