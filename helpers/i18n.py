@@ -217,6 +217,9 @@ ENGLISH: dict[str, str] = {
     "ch01.plus_embedding": (
         "that adds a word's embedding ({emb} numbers); the embeddings go into the GRUs, and only the GRUs' final "
         "states reach the decoder."),
+    "ch01.plus_embedding_each": (
+        "that adds a word's embedding ({emb} numbers) to each GRU's state, {extra} numbers in all; the embeddings go "
+        "into the GRUs, and only the GRUs' final states reach the decoder."),
     "ch01.one_direction_plus_embedding": (
         "that is one GRU's state plus an embedding ({emb}); the decoder gets the final states of both GRUs, "
         "concatenated, and no embedding."),

@@ -78,6 +78,20 @@ def _as_tokens(answer) -> list[str] | None:
     return None
 
 
+_END_PUNCTUATION = ".!?;,。！？；，"
+
+
+def _as_sentence_words(words: list[str]) -> list[str]:
+    """The words of a hand translation as the toy language writes them: lower case, no end punctuation (a learner
+    who writes "Yi zhi ... le." has the words right; the toy language has no capitals and no full stop)."""
+    words = [w.lower() for w in words]
+    while words and words[-1].rstrip(_END_PUNCTUATION) != words[-1]:
+        words[-1] = words[-1].rstrip(_END_PUNCTUATION)
+        if not words[-1]:
+            words.pop()
+    return words
+
+
 def _show_positions(sets) -> str:
     """Alignment sets as the learner would type them: 5 for a single position, [0, 2] or [] otherwise."""
     return "[" + ", ".join(str(s[0]) if len(s) == 1 else str(list(s)) for s in sets) + "]"
@@ -174,6 +188,7 @@ def check_translation(answer, source, name: str = "my_translation", references=N
     got = _as_tokens(answer)
     if got is None:
         return unreadable(t("ch05.not_words", name=name, what=describe(answer)))
+    got = _as_sentence_words(got)
     if references is None:
         found, problem = _gold_or_message(source)
         if problem:
