@@ -480,7 +480,7 @@ ENGLISH: dict[str, str] = {
     "ch05.bad_map": (
         "the attention map given to the checker is not (n_target, n_source); this is a mistake in the notebook."),
     "ch05.looks_hardest": (
-        "at output step {step} the decoder looks hardest at source position {position}."),
+        "writing output word {word} (row {row} of the map), the decoder looks hardest at source position {position}."),
     "ch05.map_one_based": (
         "that is the 1-based position; count the x-axis labels from 0."),
     "ch05.map_range": "source positions run from 0 to {last}.",

@@ -141,6 +141,17 @@ def test_reading_the_map_names_a_column_read_and_finds_the_row_in_a_batch(capsys
     assert "find row 2" in said(capsys, lambda a: ex.check_most_attended(a, weights, 2), 1)
 
 
+def test_reading_the_map_names_the_word_counted_from_one_and_its_row_in_both_languages(capsys):
+    from helpers import i18n
+
+    for lang, words in (("en", "writing output word 3 (row 2 of the map), the decoder looks hardest at source "
+                                "position 2."),
+                        ("zh", "写第 3 个目标词（图的第 2 行）时，解码器最关注源位置 2。")):
+        with i18n.language(lang):
+            assert ex.check_most_attended(2, MAP, step=2) is True
+        assert words in capsys.readouterr().out, lang
+
+
 # ---------------------------------------------------------------- the attention part of a decoder step
 def _step(weights_fn=None, context_fn=None, fill=float("-inf"), nan_to_zero=True):
     """A learner's step built from parts: weights_fn(scores, mask), context_fn(weights, states, scores)."""

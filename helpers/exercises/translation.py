@@ -291,7 +291,7 @@ def check_most_attended(answer, weights, step: int, name: str = "looked_at", exe
         return unreadable(t("ch05.bad_map"))
     right = int(w[step].argmax())
     if got == right:
-        return feedback(True, t("ch05.looks_hardest", step=step, position=right))
+        return feedback(True, t("ch05.looks_hardest", word=step + 1, row=step, position=right))
     if got == right + 1:
         message = t("ch05.map_one_based")
     elif not 0 <= got < w.shape[1]:
