@@ -215,7 +215,57 @@ def test_a_chapter_run_in_chinese_was_run_from_its_current_code(path):
     assert run, f"{path.name} runs in Chinese but has no Chinese run: {command}"
     assert run["code_hash"] == zh.code_hash(nb), (
         f"{path.name}: its code changed since its Chinese run: {command}")
-    assert any(CJK.search(_output_text(c)) for c in nb.cells if c.cell_type == "code"), "no Chinese in its outputs"
+    english = english_outputs(nbformat.read(path, as_version=4), nb)
+    assert not english, (f"{path.name}: cells whose translated code still shows the English run's text (a zh "
+                         f"notebook built but not run in Chinese?): {english}; {command}")
+
+
+_TWO_WORDS = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
+
+
+def _code_without_comments(source: str) -> str:
+    """A code cell's tokens without its comments: what runs (a comment-only translation leaves it unchanged)."""
+    import io
+    import tokenize
+
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    try:
+        return " ".join(t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in skip)
+    except (tokenize.TokenError, SyntaxError):
+        return source
+
+
+def english_outputs(en, other) -> list[str]:
+    """Cells (by id) of `other` whose code runs translated strings but whose text outputs (figures' reprs left out)
+    have no Chinese where the English cell's outputs hold words: the English run's outputs under Chinese code."""
+    theirs = {c.id: c for c in other.cells if c.cell_type == "code"}
+    found = []
+    for cell in en.cells:
+        twin = theirs.get(cell.id)
+        if cell.cell_type != "code" or twin is None or "DEVICE = helpers.setup(" in cell.source:
+            continue
+        if _code_without_comments(cell.source) == _code_without_comments(twin.source):
+            continue
+        if _TWO_WORDS.search(_text_not_figures(cell)) and not CJK.search(_text_not_figures(twin)):
+            found.append(cell.id)
+    return found
+
+
+def _text_not_figures(cell) -> str:
+    """The text a code cell shows, without the text/plain stand-in of a figure ("<Figure size ...>")."""
+    keep = [o for o in cell.get("outputs", []) if "image/png" not in o.get("data", {})]
+    return _output_text({"outputs": keep})
+
+
+def test_english_outputs_under_chinese_code_are_caught():
+    path = next(p for p in RUN_IN_ZH if p.stem.startswith("01"))
+    en, nb = nbformat.read(path, as_version=4), nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    assert not english_outputs(en, nb)
+    theirs = {c.id: c for c in en.cells if c.cell_type == "code"}
+    for cell in nb.cells:   # the zh code with the English run's outputs: what a build without a zh run would hold
+        if cell.cell_type == "code":
+            cell.outputs = theirs[cell.id].outputs
+    assert len(english_outputs(en, nb)) >= 5
 
 
 def _output_text(cell) -> str:
