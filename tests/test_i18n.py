@@ -32,7 +32,7 @@ def english_afterwards():
 
 # ---------------------------------------------------------------- the message catalogue
 FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
-SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them untranslated (不译)
+SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them (不译)
 
 
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
@@ -389,7 +389,7 @@ def test_relative_links_in_the_zh_edition_resolve(path):
 
 
 def english_companion_links(markdown: str) -> list[str]:
-    """Links of a zh cell to an English companion page (../companion/X.md) that has a Chinese one (companion/zh/X.md)."""
+    """Links of a zh cell to an English companion page (../companion/X.md) that has a Chinese one (zh/X.md)."""
     companion = zh.ZH_DIR.parent / "companion"
     return [target for target in re.findall(r"\]\((\.\./companion/[^)\s/#]+\.md)(?:#[^)\s]*)?\)", markdown)
             if (companion / "zh" / Path(target).name).exists()]
