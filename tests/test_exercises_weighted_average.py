@@ -5,6 +5,7 @@ import pytest
 from _checkers import example, fresh_tries, said  # noqa: F401
 
 import helpers.exercises as ex
+from helpers import i18n
 
 SEED_KEYS = [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]   # chapter 03's keys
 
@@ -57,3 +58,30 @@ def test_the_weights_answer_prints_no_negative_zero(capsys):
     said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
     second = said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
     assert "Expected" in second and "-0.0" not in second
+
+
+@pytest.mark.parametrize("query", [[1.0, 0.0], [3.0, 0.0]])   # chapter 03's own query, and longer: K₁ ties K₂
+def test_a_tie_with_the_wanted_key_is_named_as_a_tie(capsys, query):
+    call = lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6, scale=True, key_names=["K₁", "K₂", "K₃"])
+    out = said(capsys, call, query)
+    assert "right now 'K₂' ties with 'K₁' for the most" in out and "a longer query keeps the tie" in out
+    assert "gets the most" not in out
+    ex.reset_tries()
+    with i18n.language("zh"):
+        zh = said(capsys, call, query)
+    assert "目前 'K₂' 和 'K₁' 并列得到权重最多" in zh and "把查询拉长也还是打平" in zh
+    assert "目前得到权重最多的是" not in zh
+
+
+def test_a_tie_between_two_other_keys_names_both(capsys):
+    call = lambda a: ex.check_query_favours_key(a, SEED_KEYS, 1, 0.6, scale=True, key_names=["K₁", "K₂", "K₃"])
+    out = said(capsys, call, [1.0, -1.0])     # scores 1, 0, -1: no tie; K₁ leads
+    assert "right now 'K₁' gets the most" in out
+    keys = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]   # K₁ and K₃ score the same for q = [1, 1]
+    out = said(capsys, lambda a: ex.check_query_favours_key(a, keys, 1, 0.6, key_names=["K₁", "K₂", "K₃"]),
+               [1.0, 1.0])
+    assert "right now 'K₁' and 'K₃' tie for the most" in out
+    with i18n.language("zh"):
+        zh = said(capsys, lambda a: ex.check_query_favours_key(a, keys, 1, 0.6, key_names=["K₁", "K₂", "K₃"]),
+                  [1.0, 1.0])
+    assert "目前 'K₁' 和 'K₃' 并列得到权重最多" in zh
