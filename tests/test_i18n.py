@@ -101,7 +101,7 @@ def test_checkers_speak_chinese_after_setup(capsys):
     first = capsys.readouterr().out
     assert first.startswith("还不对：") and "第一个键" in first and "第二次答错时会显示答案" in first
     check_weights([0.8, 0.1, 0.1], most_on=1)
-    assert "正确答案：只要位置 1 上的权重超过 0.5，任何一组都可以。" in capsys.readouterr().out
+    assert "正确答案：只要超过 0.5 的权重落在位置 1 上，任何一组都可以。" in capsys.readouterr().out
     helpers.setup(lang="en", quiet=True)
     assert check_weights([0.1, 0.8, 0.1], most_on=1) is True
     assert capsys.readouterr().out.startswith("Correct: ")
