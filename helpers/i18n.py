@@ -502,7 +502,7 @@ ENGLISH: dict[str, str] = {
     "ch05.bad_map": (
         "the attention map given to the checker is not (n_target, n_source); this is a mistake in the notebook."),
     "ch05.looks_hardest": (
-        "at output step {step} the decoder looks hardest at source position {position}."),
+        "writing output word {word} (row {row} of the map), the decoder looks hardest at source position {position}."),
     "ch05.map_one_based": (
         "that is the 1-based position; count the x-axis labels from 0."),
     "ch05.map_range": "source positions run from 0 to {last}.",
@@ -632,7 +632,7 @@ ENGLISH: dict[str, str] = {
     "ch05.context_unused": (
         "the output does not change when the encoder states do: the context vector never reaches the output."),
     "ch05.decoder_differs": (
-        "output {k} of {n} differs from the reference step: compare each line with the step on the page{order}."),
+        "{what} differs from the reference step: compare each line with the step on the page{order}."),
     "ch05.order_luong": (
         " (Luong's wiring: embedding, recurrent update, query with the new state, scores, masked softmax, context, "
         "readout)"),
@@ -663,7 +663,11 @@ ENGLISH: dict[str, str] = {
     "ch05.step_readout_order": (
         "the readout's input is {order}; the readout was trained on [s_t; c_t; e], in that order (torch.cat([s_t, "
         "context, e], dim=-1))."),
-    "ch05.output_k": "output {k}",
+    "ch05.output_k": "output {k} of {n}",
+    "ch05.output_named": "output {k} of {n} ({name})",
+    "ch05.output_logits": "logits",
+    "ch05.output_weights": "weights",
+    "ch05.output_state": "state",
     "ch05.decoder_axis": (
         "{what} has shape {shape}; expected {want}: the values are right, but an axis of length 1 is extra or "
         "missing. Index it away (x[:, 0] drops the query axis of the scorer's (B, 1, S) weights, x[0] the layer "

@@ -3,6 +3,7 @@
 identical to the English ones but for the setup line, clean under the hygiene checks) and the glossary's terms."""
 import re
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -31,7 +32,7 @@ def english_afterwards():
 
 # ---------------------------------------------------------------- the message catalogue
 FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
-SAME_IN_CHINESE = {"tables.bleu"}                           # "BLEU": the glossary leaves it untranslated (不译)
+SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them (不译)
 
 
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
@@ -385,6 +386,26 @@ def test_relative_links_in_the_zh_edition_resolve(path):
                 if not re.match(r"^([a-z]+:|#)", target) and not (zh.ZH_DIR / target.split("#")[0]).exists():
                     broken.append(target)
     assert not broken, f"{path.name}: links that lead nowhere from notebooks/zh/: {broken}"
+
+
+def english_companion_links(markdown: str) -> list[str]:
+    """Links of a zh cell to an English companion page (../companion/X.md) that has a Chinese one (zh/X.md)."""
+    companion = zh.ZH_DIR.parent / "companion"
+    return [target for target in re.findall(r"\]\((\.\./companion/[^)\s/#]+\.md)(?:#[^)\s]*)?\)", markdown)
+            if (companion / "zh" / Path(target).name).exists()]
+
+
+def test_the_companion_link_check_catches_a_link_to_the_english_glossary():
+    assert english_companion_links("见[对齐](../companion/glossary.md)和[logits](../companion/glossary.md#l)") == [
+        "../companion/glossary.md", "../companion/glossary.md"]
+    assert english_companion_links("见[对齐](../companion/zh/glossary.md)") == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_the_zh_edition_links_the_chinese_companion(path):
+    nb = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    found = [t for cell in nb.cells if cell.cell_type == "markdown" for t in english_companion_links(cell.source)]
+    assert not found, f"{path.name}: links to the English companion where a Chinese page exists: {found}"
 
 
 def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(tmp_path, monkeypatch):
