@@ -25,7 +25,7 @@ from typing import Iterator
 from babel.messages.pofile import read_po
 
 __all__ = ["LANGUAGES", "ENGLISH", "MESSAGES", "MESSAGES_PO", "with_chinese", "set_lang", "get_lang", "language", "t",
-           "ordinal", "template_fields", "Labels"]
+           "ordinal", "and_list", "template_fields", "Labels"]
 
 LANGUAGES = ("en", "zh")
 MESSAGES_PO = Path(__file__).parent / "locale" / "zh" / "messages.po"   # travels with helpers/ (release, sandbox)
@@ -75,6 +75,17 @@ def ordinal(index: int) -> str:
     if get_lang() == "zh":   # 第一个 ... 第四个 for "first" ... "fourth", so no number appears that English lacks
         return {0: "第一个", 1: "第二个", 2: "第三个", 3: "第四个"}.get(index, f"第 {index + 1} 个")
     return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
+
+
+def and_list(items: list[str]) -> str:
+    """Words joined as a list in the current language: ["a", "b", "c"] -> "a, b and c" / "a、b 和 c"."""
+    items = list(items)
+    if len(items) < 2:
+        return "".join(items)
+    if get_lang() == "zh":   # a space around 和 only between Latin words ('K₁' 和 'K₃', 第一个键和第三个键)
+        space = " " if items[-1][:1].isascii() else ""
+        return "、".join(items[:-1]) + f"{space}和{space}" + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 class Labels(Mapping):
@@ -187,6 +198,13 @@ ENGLISH: dict[str, str] = {
         "{ordinal} key (position {position})."),
     "core.most_on_not_half": (
         "the {ordinal} key has the largest weight ({share:.2f}) but not most of it: give it more than half."),
+    "core.most_on_tie": (
+        "the {ordinal} key ties with {others} for the largest weight ({share:.2f}): a tie is not most of the "
+        "weight; give it more than half."),
+    "core.most_on_others_tie": (
+        "{places} tie for the largest weight ({share:.2f}); the exercise asks for the {ordinal} key (position "
+        "{position})."),
+    "core.key_place": "the {place} key",
     "core.most_on_answer": (
         "any weights with more than 0.5 at position {position}"),
     "core.distribution_ok": (
@@ -274,6 +292,10 @@ ENGLISH: dict[str, str] = {
     "ch02.make_longer": (
         "the query already points the right way; make it longer (multiply it by a number) to sharpen the softmax"),
     "ch02.top_key": "right now '{key}' gets the most ({share:.2f})",
+    "ch02.top_tie": (
+        "right now '{key}' ties with {others} for the most ({share:.2f}), and a longer query keeps the tie: turn "
+        "the query towards '{key}'"),
+    "ch02.top_keys_tie": "right now {others} tie for the most ({share:.2f})",
     "ch02.query_answer": (
         "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight"),
     "ch02.favours_wrong": (

@@ -102,7 +102,7 @@ def test_checkers_speak_chinese_after_setup(capsys):
     first = capsys.readouterr().out
     assert first.startswith("还不对：") and "第一个键" in first and "第二次答错时会显示答案" in first
     check_weights([0.8, 0.1, 0.1], most_on=1)
-    assert "正确答案：超过 0.5 的权重放在位置 1 上的任何一组权重。" in capsys.readouterr().out
+    assert "正确答案：只要超过 0.5 的权重落在位置 1 上，任何一组都可以。" in capsys.readouterr().out
     helpers.setup(lang="en", quiet=True)
     assert check_weights([0.1, 0.8, 0.1], most_on=1) is True
     assert capsys.readouterr().out.startswith("Correct: ")
@@ -114,7 +114,7 @@ def test_widget_labels_and_readouts_speak_chinese():
 
     with i18n.language("zh"):
         explorer = QKExplorer()
-        assert (explorer.key_picker.description, explorer.temperature.description) == ("移动键", "温度")
+        assert (explorer.key_picker.description, explorer.temperature.description) == ("要移动的键", "温度")
         assert explorer.scale_switch.description == "得分除以 √d_k"
         assert "注意力权重：" in explorer.readout.value and "上下文向量：" in explorer.readout.value
         assert explorer.displayed_weights() == pytest.approx([0.4011, 0.4011, 0.1978], abs=1e-4)
@@ -551,7 +551,7 @@ def test_plot_helpers_label_in_the_current_language_and_english_is_unchanged():
     helpers.setup(lang="zh", quiet=True)    # registers the Chinese font, as a zh notebook's first cell does
     assert labels() == ["注意力权重", "键（被关注的位置）", "查询", "掩码", "键\n（蓝：可见，灰：遮住）",
                         "解码器回头看每一个输入词", ["编码器\n（输入词）", "解码器\n（输出步）"], "线宽 = 注意力权重",
-                        "Q 与各个键", "原始得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
+                        "Q 与各个键", "未缩放的得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
     helpers.setup(lang="en", quiet=True)
 
 
