@@ -127,6 +127,8 @@ def with_chinese(english: dict[str, str], path: Path = MESSAGES_PO) -> dict[str,
 # uses them: core.*, describe.*, ch01.* ... ch08.*, widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
 ENGLISH: dict[str, str] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
+    "setup.line": ("Learning to Attend | python {python} | torch {torch} | device {device} | threads {threads} | seed "
+                   "{seed}"),
     "setup.lang": " | lang {code}",
     "setup.pinned": "CPU kernels AVX2 (pinned)",  # helpers.pinning.status()'s phrase when pinned (tests check)
     "setup.not_pinned": (

@@ -84,6 +84,8 @@ def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
     assert i18n.get_lang() == "en"
     helpers.setup(seed=0, lang="zh")
     chinese = english.replace(" | CPU", " | 语言 zh | CPU")
+    for word, zh_word in (("device", "设备"), ("threads", "线程"), ("seed", "种子")):
+        chinese = chinese.replace(f" | {word} ", f" | {zh_word} ", 1)
     if pinned:   # the pinned phrase is the catalogue's; an unpinned machine's reason stays as torch gives it
         assert i18n.t("setup.pinned", lang="en") == phrase
         chinese = chinese.replace(phrase, "CPU 内核 AVX2（已固定）")
