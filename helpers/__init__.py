@@ -63,11 +63,10 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     if not quiet:
         pinned, phrase = pinning.status()
         phrase = i18n.t("setup.pinned") if pinned else phrase   # an unpinned machine's reason stays as torch says it
-        print(
-            f"Learning to Attend | python {platform.python_version_tuple()[0]}.{platform.python_version_tuple()[1]}"
-            f" | torch {torch.__version__.split('+')[0]} | device {device.type} | threads {threads} | seed {seed}"
-            + (i18n.t("setup.lang", code=lang) if lang != "en" else "") + f" | {phrase}"
-        )
+        python = ".".join(platform.python_version_tuple()[:2])
+        print(i18n.t("setup.line", python=python, torch=torch.__version__.split("+")[0], device=device.type,
+                     threads=threads, seed=seed)
+              + (i18n.t("setup.lang", code=lang) if lang != "en" else "") + f" | {phrase}")
         if not pinned:
             print(i18n.t("setup.not_pinned"))
     return device

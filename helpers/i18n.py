@@ -25,7 +25,7 @@ from typing import Iterator
 from babel.messages.pofile import read_po
 
 __all__ = ["LANGUAGES", "ENGLISH", "MESSAGES", "MESSAGES_PO", "with_chinese", "set_lang", "get_lang", "language", "t",
-           "ordinal", "template_fields", "Labels"]
+           "ordinal", "and_list", "template_fields", "Labels"]
 
 LANGUAGES = ("en", "zh")
 MESSAGES_PO = Path(__file__).parent / "locale" / "zh" / "messages.po"   # travels with helpers/ (release, sandbox)
@@ -77,6 +77,17 @@ def ordinal(index: int) -> str:
     return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
 
 
+def and_list(items: list[str]) -> str:
+    """Words joined as a list in the current language: ["a", "b", "c"] -> "a, b and c" / "a、b 和 c"."""
+    items = list(items)
+    if len(items) < 2:
+        return "".join(items)
+    if get_lang() == "zh":   # a space around 和 only between Latin words ('K₁' 和 'K₃', 第一个键和第三个键)
+        space = " " if items[-1][:1].isascii() else ""
+        return "、".join(items[:-1]) + f"{space}和{space}" + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 class Labels(Mapping):
     """A read-only {name: label} mapping whose labels are catalogue messages in the current language.
 
@@ -116,6 +127,8 @@ def with_chinese(english: dict[str, str], path: Path = MESSAGES_PO) -> dict[str,
 # uses them: core.*, describe.*, ch01.* ... ch08.*, widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
 ENGLISH: dict[str, str] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
+    "setup.line": ("Learning to Attend | python {python} | torch {torch} | device {device} | threads {threads} | seed "
+                   "{seed}"),
     "setup.lang": " | lang {code}",
     "setup.pinned": "CPU kernels AVX2 (pinned)",  # helpers.pinning.status()'s phrase when pinned (tests check)
     "setup.not_pinned": (
@@ -187,6 +200,13 @@ ENGLISH: dict[str, str] = {
         "{ordinal} key (position {position})."),
     "core.most_on_not_half": (
         "the {ordinal} key has the largest weight ({share:.2f}) but not most of it: give it more than half."),
+    "core.most_on_tie": (
+        "the {ordinal} key ties with {others} for the largest weight ({share:.2f}): a tie is not most of the "
+        "weight; give it more than half."),
+    "core.most_on_others_tie": (
+        "{places} tie for the largest weight ({share:.2f}); the exercise asks for the {ordinal} key (position "
+        "{position})."),
+    "core.key_place": "the {place} key",
     "core.most_on_answer": (
         "any weights with more than 0.5 at position {position}"),
     "core.distribution_ok": (
@@ -217,6 +237,9 @@ ENGLISH: dict[str, str] = {
     "ch01.plus_embedding": (
         "that adds a word's embedding ({emb} numbers); the embeddings go into the GRUs, and only the GRUs' final "
         "states reach the decoder."),
+    "ch01.plus_embedding_each": (
+        "that adds a word's embedding ({emb} numbers) to each GRU's state, {extra} numbers in all; the embeddings go "
+        "into the GRUs, and only the GRUs' final states reach the decoder."),
     "ch01.one_direction_plus_embedding": (
         "that is one GRU's state plus an embedding ({emb}); the decoder gets the final states of both GRUs, "
         "concatenated, and no embedding."),
@@ -271,6 +294,10 @@ ENGLISH: dict[str, str] = {
     "ch02.make_longer": (
         "the query already points the right way; make it longer (multiply it by a number) to sharpen the softmax"),
     "ch02.top_key": "right now '{key}' gets the most ({share:.2f})",
+    "ch02.top_tie": (
+        "right now '{key}' ties with {others} for the most ({share:.2f}), and a longer query keeps the tie: turn "
+        "the query towards '{key}'"),
+    "ch02.top_keys_tie": "right now {others} tie for the most ({share:.2f})",
     "ch02.query_answer": (
         "for example {name} = {query}, which gives '{key}' {share:.2f} of the weight"),
     "ch02.favours_wrong": (
@@ -480,7 +507,7 @@ ENGLISH: dict[str, str] = {
     "ch05.bad_map": (
         "the attention map given to the checker is not (n_target, n_source); this is a mistake in the notebook."),
     "ch05.looks_hardest": (
-        "at output step {step} the decoder looks hardest at source position {position}."),
+        "writing output word {word} (row {row} of the map), the decoder looks hardest at source position {position}."),
     "ch05.map_one_based": (
         "that is the 1-based position; count the x-axis labels from 0."),
     "ch05.map_range": "source positions run from 0 to {last}.",
@@ -610,7 +637,7 @@ ENGLISH: dict[str, str] = {
     "ch05.context_unused": (
         "the output does not change when the encoder states do: the context vector never reaches the output."),
     "ch05.decoder_differs": (
-        "output {k} of {n} differs from the reference step: compare each line with the step on the page{order}."),
+        "{what} differs from the reference step: compare each line with the step on the page{order}."),
     "ch05.order_luong": (
         " (Luong's wiring: embedding, recurrent update, query with the new state, scores, masked softmax, context, "
         "readout)"),
@@ -641,7 +668,11 @@ ENGLISH: dict[str, str] = {
     "ch05.step_readout_order": (
         "the readout's input is {order}; the readout was trained on [s_t; c_t; e], in that order (torch.cat([s_t, "
         "context, e], dim=-1))."),
-    "ch05.output_k": "output {k}",
+    "ch05.output_k": "output {k} of {n}",
+    "ch05.output_named": "output {k} of {n} ({name})",
+    "ch05.output_logits": "logits",
+    "ch05.output_weights": "weights",
+    "ch05.output_state": "state",
     "ch05.decoder_axis": (
         "{what} has shape {shape}; expected {want}: the values are right, but an axis of length 1 is extra or "
         "missing. Index it away (x[:, 0] drops the query axis of the scorer's (B, 1, S) weights, x[0] the layer "

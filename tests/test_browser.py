@@ -231,5 +231,5 @@ def test_chinese_chapter_shows_chinese_widget_labels_in_chromium(tmp_path):
             readout = page.locator(".qk-weights .qk-readout").text_content()
         finally:
             browser.close()
-    assert "移动键" in label, f"the key picker should be labelled in Chinese, shows {label!r}"
+    assert "要移动的键" in label, f"the key picker should be labelled in Chinese, shows {label!r}"
     assert "move key" not in label and any("\u4e00" <= ch <= "\u9fff" for ch in readout)

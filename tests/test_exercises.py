@@ -250,14 +250,29 @@ def test_in_chinese_a_second_wrong_try_shows_the_answer(capsys):
 
 
 # ---------------------------------------------------------------- worked solutions in Chinese
+def _split_comment(line):
+    """A code line as (code, comment): the comment starts at the first # outside a string literal ("" if none)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote and line[i - 1] != "\\" else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return line[:i].rstrip(), line[i:]
+    return line, ""
+
+
 def _code_lines(text):
-    """The code of a worked solution: its lines indented by four spaces, in order and byte for byte."""
-    return [line for line in text.splitlines() if line.startswith("    ")]
+    """The code of a worked solution: its lines indented by four spaces, in order and byte for byte but for their
+    comments (a Chinese solution translates them), with whether each line has one."""
+    return [(code, bool(comment)) for code, comment in
+            (_split_comment(line) for line in text.splitlines() if line.startswith("    "))]
 
 
 def _translation_problems(sol):
     """What is missing from the Chinese version of a worked solution: a title, a text, translated prose
-    (every line outside the code has Chinese in it) or the English code byte for byte."""
+    (every line outside the code has Chinese in it) or the English code byte for byte (comments aside)."""
     import re
 
     chinese = re.compile(r"[\u4e00-\u9fff]")
@@ -283,8 +298,9 @@ def test_the_translation_check_reports_an_incomplete_or_altered_solution():
         "prose line not in Chinese: 'Prose.'"]
     assert _translation_problems(english._replace(zh_title="标题", zh_text="    x = 1  # a comment")) == [
         "prose in one language only"]
-    for altered in ("说明。\n\n    x = 1  # 注释", "说明。\n\n  x = 1  # a comment", "说明。\n\n    x = 2  # a comment",
-                    "说明。"):
+    assert _translation_problems(english._replace(zh_title="标题", zh_text="说明。\n\n    x = 1  # 注释")) == []
+    for altered in ("说明。\n\n    x = 1", "说明。\n\n  x = 1  # a comment", "说明。\n\n    x = 2  # a comment",
+                    "说明。\n\n    x = '#'  # a comment", "说明。"):
         assert "code differs from the English" in _translation_problems(english._replace(zh_title="标题",
                                                                                          zh_text=altered)), altered
 

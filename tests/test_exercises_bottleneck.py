@@ -25,7 +25,7 @@ def test_the_checker_reads_the_sizes_from_the_model_so_the_cell_need_not_show_th
 
 @pytest.mark.parametrize("answer, words", [
     (96, "one GRU's state"), (64, "one word's embedding"), (2, "count numbers, not vectors"),
-    (2 * 96 + 64, "adds a word's embedding (64 numbers)"), (2 * (96 + 64), "adds a word's embedding"),
+    (2 * 96 + 64, "adds a word's embedding (64 numbers)"), (2 * (96 + 64), "to each GRU's state, 128 numbers in all"),
     (96 + 64, "one GRU's state plus an embedding"), (3 * 96, "a GRU has gates inside"),
     (10 * 192, "grows with the sentence (10 ×"), (4096, "more than the encoder's final states hold"),
     (2 * 192, "counts the context vector twice"),
@@ -55,6 +55,47 @@ def test_hand_translation_names_the_missing_word(capsys, drop, named):
     assert f"1 word(s) are missing: {named}" in out and "Expected" not in out
     assert ex.check_translation("yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le",
                                 "a small cat slept under the table") is True
+
+
+@pytest.mark.parametrize("hidden, emb", [(96, 64), (40, 24), (50, 70)])
+def test_an_embedding_added_to_each_state_is_named_with_the_gap_it_makes(capsys, hidden, emb):
+    """Exercise 01.1: 2·(hidden + emb) adds 2·emb numbers, and the message gives that number, computed (it once said
+    64 where the gap was 128)."""
+    out = said(capsys, lambda a: ex.check_context_size(a, 2 * hidden, per_direction=hidden, embedding=emb),
+               2 * (hidden + emb))
+    assert f"({emb} numbers) to each GRU's state, {2 * emb} numbers in all" in out and "Expected" not in out
+    from helpers.i18n import language
+
+    with language("zh"):
+        out = said(capsys, lambda a: ex.check_context_size(a, 2 * hidden, per_direction=hidden, embedding=emb),
+                   2 * (hidden + emb))
+    assert f"（{emb} 个数），一共多出 {2 * emb} 个数" in out and "numbers in all" not in out
+
+
+@pytest.mark.parametrize("answer", [
+    "Yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le.",      # a sentence, as a learner writes one
+    "yi zhi xiaoxiao de mao zai zhuozi xia shuijiao le .",     # the full stop as a word
+    "YI ZHI XIAOXIAO DE MAO ZAI ZHUOZI XIA SHUIJIAO LE!",
+    ["Yi", "zhi", "xiaoxiao", "de", "mao", "zai", "zhuozi", "xia", "shuijiao", "le."],
+])
+def test_hand_translation_ignores_capitals_and_end_punctuation(capsys, answer):
+    """Exercise 01.2: the right words written as a sentence (a capital, a full stop) are right, in both languages,
+    and spend no try (it once called 'Yi' a wrong word and showed the answer at the retry)."""
+    from helpers.i18n import language
+
+    for lang in ("en", "zh"):
+        ex.reset_tries()
+        with language(lang):
+            assert ex.check_translation(answer, "a small cat slept under the table") is True
+    assert "Expected" not in capsys.readouterr().out
+
+
+def test_hand_translation_still_rejects_a_wrong_word_after_normalising(capsys):
+    """Normalising case and end punctuation does not make a wrong word right: 'Gou' is still named."""
+    ex.reset_tries()
+    out = said(capsys, lambda a: ex.check_translation(a, "a small cat slept under the table"),
+               "Yi zhi xiaoxiao de gou zai zhuozi xia shuijiao le.")
+    assert "'gou'" in out and "Expected" not in out
 
 
 @pytest.mark.parametrize("answer, rule", [

@@ -141,6 +141,17 @@ def test_reading_the_map_names_a_column_read_and_finds_the_row_in_a_batch(capsys
     assert "find row 2" in said(capsys, lambda a: ex.check_most_attended(a, weights, 2), 1)
 
 
+def test_reading_the_map_names_the_word_counted_from_one_and_its_row_in_both_languages(capsys):
+    from helpers import i18n
+
+    for lang, words in (("en", "writing output word 3 (row 2 of the map), the decoder looks hardest at source "
+                                "position 2."),
+                        ("zh", "写第 3 个目标词（图的第 2 行）时，解码器最关注源位置 2。")):
+        with i18n.language(lang):
+            assert ex.check_most_attended(2, MAP, step=2) is True
+        assert words in capsys.readouterr().out, lang
+
+
 # ---------------------------------------------------------------- the attention part of a decoder step
 def _step(weights_fn=None, context_fn=None, fill=float("-inf"), nan_to_zero=True):
     """A learner's step built from parts: weights_fn(scores, mask), context_fn(weights, states, scores)."""
@@ -198,7 +209,7 @@ def test_decoder_step_names_the_wrong_query_and_an_unused_context(capsys):
     assert WRONG_QUERY in said(capsys, check, lambda *x: decoder_step(*x, query_from="current"))
     assert "context vector never reaches the output" in said(capsys, check,
                                                               lambda *x: decoder_step(*x, use_context=False))
-    assert "output 0 of 3 differs" in said(capsys, check, lambda *x: (2 * decoder_step(*x)[0],) + decoder_step(*x)[1:])
+    assert "output 1 of 3 differs" in said(capsys, check, lambda *x: (2 * decoder_step(*x)[0],) + decoder_step(*x)[1:])
     assert "the step returns 3 value(s)" in said(capsys, check, lambda *x: decoder_step(*x)[:2])
 
 
@@ -267,7 +278,7 @@ def test_decoder_step_of_a_luong_model_accepts_the_step_and_names_each_slip(caps
         out = said(capsys, check, lambda *a, kw=kw: _step_variant(*a, **kw))
         assert words in out and "solution(" not in out, (kw, out)
     out = said(capsys, check, lambda *a: (2 * _luong_step(*a)[0],) + _luong_step(*a)[1:])
-    assert "output 0 of 3 differs" in out and "solution('05.4')" in out     # a second wrong try
+    assert "output 1 of 3 (logits) differs" in out and "solution('05.4')" in out     # a second wrong try
     assert "Luong's wiring: embedding, recurrent update, query with the new state" in out   # Luong's order, GRU first
 
 
@@ -404,3 +415,30 @@ def test_decoder_step_names_an_extra_axis_or_a_transposed_output(capsys, fix, wo
     out = said(capsys, lambda a: ex.check_decoder_step(a, model=model, batch=batch),
                lambda *a: fix(*_luong_step(*a)))
     assert words in out, out
+
+
+@pytest.mark.parametrize("k, english, chinese", [
+    (0, "output 1 of 3 (logits) differs from the reference step", "logits（第 1 个输出，共 3 个）与参考实现不同"),
+    (1, "output 2 of 3 (weights) differs from the reference step", "注意力权重（第 2 个输出，共 3 个）与参考实现不同"),
+    (2, "output 3 of 3 (state) differs from the reference step", "新状态（第 3 个输出，共 3 个）与参考实现不同"),
+])
+def test_decoder_step_names_the_output_that_differs_counted_from_one_in_both_languages(capsys, k, english, chinese):
+    from helpers import i18n
+    from helpers.exercises.translation import _example_model
+
+    model, batch = _example_model()
+
+    def off(*a):                                   # the step with only output k changed (no classic slip)
+        outs = list(_luong_step(*a))
+        outs[k] = outs[k] + 0.01
+        return tuple(outs)
+
+    for lang, words in (("en", english), ("zh", chinese)):
+        ex.reset_tries()
+        with i18n.language(lang):
+            out = said(capsys, lambda a: ex.check_decoder_step(a, model=model, batch=batch), off)
+        assert words in out, (lang, out)
+    ex.reset_tries()
+    generic = said(capsys, lambda a: ex.check_decoder_step(a, decoder_step, STEP_INPUTS, encoder_arg=2),
+                   lambda *x: decoder_step(*x)[:2] + (decoder_step(*x)[2] + 0.01,))
+    assert "output 3 of 3 differs from the reference step" in generic, generic   # no names given: counted from 1

@@ -5,6 +5,7 @@ import pytest
 from _checkers import example, fresh_tries, said  # noqa: F401
 
 import helpers.exercises as ex
+from helpers import i18n
 
 SEED_KEYS = [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]   # chapter 03's keys
 
@@ -57,3 +58,29 @@ def test_the_weights_answer_prints_no_negative_zero(capsys):
     said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
     second = said(capsys, example("check_weighted_average").call, [0.2, 0.2, 0.2, 0.2, 0.2])
     assert "Expected" in second and "-0.0" not in second
+
+
+
+def _ch03_query(query, keys=SEED_KEYS):
+    """Exercise 03.2 as chapter 03 calls it: K₂ must get more than 0.6 of the scaled softmax weight."""
+    return ex.check_query_favours_key(query, keys, 1, 0.6, scale=True, key_names=["K₁", "K₂", "K₃"])
+
+
+@pytest.mark.parametrize("query", [[1.0, 0.0], [3.0, 0.0]])   # chapter 03's own query, and longer: K₁ ties K₂
+def test_a_tie_with_the_wanted_key_is_named_as_a_tie(capsys, query):
+    out = said(capsys, _ch03_query, query)
+    assert "right now 'K₂' ties with 'K₁' for the most" in out and "a longer query keeps the tie" in out
+    assert "gets the most" not in out
+    ex.reset_tries()
+    with i18n.language("zh"):
+        zh = said(capsys, _ch03_query, query)
+    assert "目前 'K₂' 和 'K₁' 并列得到权重最多" in zh and "把查询拉长也还是打平" in zh
+    assert "目前得到权重最多的是" not in zh
+
+
+def test_a_tie_between_two_other_keys_names_both(capsys):
+    assert "right now 'K₁' gets the most" in said(capsys, _ch03_query, [1.0, -1.0])   # scores 1, 0, -1: no tie
+    keys = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]   # K₁ and K₃ score the same for q = [1, 1], K₂ scores 0
+    assert "right now 'K₁' and 'K₃' tie for the most" in said(capsys, lambda a: _ch03_query(a, keys), [1.0, 1.0])
+    with i18n.language("zh"):
+        assert "目前 'K₁' 和 'K₃' 并列得到权重最多" in said(capsys, lambda a: _ch03_query(a, keys), [1.0, 1.0])

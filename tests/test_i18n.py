@@ -3,6 +3,7 @@
 identical to the English ones but for the setup line, clean under the hygiene checks) and the glossary's terms."""
 import re
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -31,7 +32,7 @@ def english_afterwards():
 
 # ---------------------------------------------------------------- the message catalogue
 FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
-SAME_IN_CHINESE = {"tables.bleu"}                           # "BLEU": the glossary leaves it untranslated (不译)
+SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them (不译)
 
 
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
@@ -83,6 +84,8 @@ def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
     assert i18n.get_lang() == "en"
     helpers.setup(seed=0, lang="zh")
     chinese = english.replace(" | CPU", " | 语言 zh | CPU")
+    for word, zh_word in (("device", "设备"), ("threads", "线程"), ("seed", "种子")):
+        chinese = chinese.replace(f" | {word} ", f" | {zh_word} ", 1)
     if pinned:   # the pinned phrase is the catalogue's; an unpinned machine's reason stays as torch gives it
         assert i18n.t("setup.pinned", lang="en") == phrase
         chinese = chinese.replace(phrase, "CPU 内核 AVX2（已固定）")
@@ -101,7 +104,7 @@ def test_checkers_speak_chinese_after_setup(capsys):
     first = capsys.readouterr().out
     assert first.startswith("还不对：") and "第一个键" in first and "第二次答错时会显示答案" in first
     check_weights([0.8, 0.1, 0.1], most_on=1)
-    assert "正确答案：超过 0.5 的权重放在位置 1 上的任何一组权重。" in capsys.readouterr().out
+    assert "正确答案：只要超过 0.5 的权重落在位置 1 上，任何一组都可以。" in capsys.readouterr().out
     helpers.setup(lang="en", quiet=True)
     assert check_weights([0.1, 0.8, 0.1], most_on=1) is True
     assert capsys.readouterr().out.startswith("Correct: ")
@@ -113,7 +116,7 @@ def test_widget_labels_and_readouts_speak_chinese():
 
     with i18n.language("zh"):
         explorer = QKExplorer()
-        assert (explorer.key_picker.description, explorer.temperature.description) == ("移动键", "温度")
+        assert (explorer.key_picker.description, explorer.temperature.description) == ("要移动的键", "温度")
         assert explorer.scale_switch.description == "得分除以 √d_k"
         assert "注意力权重：" in explorer.readout.value and "上下文向量：" in explorer.readout.value
         assert explorer.displayed_weights() == pytest.approx([0.4011, 0.4011, 0.1978], abs=1e-4)
@@ -387,6 +390,26 @@ def test_relative_links_in_the_zh_edition_resolve(path):
     assert not broken, f"{path.name}: links that lead nowhere from notebooks/zh/: {broken}"
 
 
+def english_companion_links(markdown: str) -> list[str]:
+    """Links of a zh cell to an English companion page (../companion/X.md) that has a Chinese one (zh/X.md)."""
+    companion = zh.ZH_DIR.parent / "companion"
+    return [target for target in re.findall(r"\]\((\.\./companion/[^)\s/#]+\.md)(?:#[^)\s]*)?\)", markdown)
+            if (companion / "zh" / Path(target).name).exists()]
+
+
+def test_the_companion_link_check_catches_a_link_to_the_english_glossary():
+    assert english_companion_links("见[对齐](../companion/glossary.md)和[logits](../companion/glossary.md#l)") == [
+        "../companion/glossary.md", "../companion/glossary.md"]
+    assert english_companion_links("见[对齐](../companion/zh/glossary.md)") == []
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_the_zh_edition_links_the_chinese_companion(path):
+    nb = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
+    found = [t for cell in nb.cells if cell.cell_type == "markdown" for t in english_companion_links(cell.source)]
+    assert not found, f"{path.name}: links to the English companion where a Chinese page exists: {found}"
+
+
 def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(tmp_path, monkeypatch):
     """The whole loop on a copy: edit English -> stale -> extract marks it -> translate, drop `todo` -> current."""
     catalogues = tmp_path / "i18n"
@@ -530,7 +553,7 @@ def test_plot_helpers_label_in_the_current_language_and_english_is_unchanged():
     helpers.setup(lang="zh", quiet=True)    # registers the Chinese font, as a zh notebook's first cell does
     assert labels() == ["注意力权重", "键（被关注的位置）", "查询", "掩码", "键\n（蓝：可见，灰：遮住）",
                         "解码器回头看每一个输入词", ["编码器\n（输入词）", "解码器\n（输出步）"], "线宽 = 注意力权重",
-                        "Q 与各个键", "原始得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
+                        "Q 与各个键", "未缩放的得分 Q·K", "softmax 权重", "上下文 = Σ 权重·V"]
     helpers.setup(lang="en", quiet=True)
 
 

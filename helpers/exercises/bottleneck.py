@@ -40,7 +40,8 @@ def check_context_size(answer, size, per_direction: int | None = None, embedding
     if embedding is not None:
         slips.update({size + embedding: t("ch01.plus_embedding", emb=embedding),
                       per_direction + embedding: t("ch01.one_direction_plus_embedding", emb=embedding),
-                      2 * (per_direction + embedding): t("ch01.plus_embedding", emb=embedding),
+                      2 * (per_direction + embedding): t("ch01.plus_embedding_each", emb=embedding,
+                                                         extra=2 * (per_direction + embedding) - size),
                       embedding: t("ch01.embedding")})
     slips.update({3 * per_direction: t("ch01.gates"), 6 * per_direction: t("ch01.gates"),
                   2 * size: t("ch01.counted_twice")})

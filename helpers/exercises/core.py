@@ -21,13 +21,13 @@ from typing import Callable, NamedTuple
 import numpy as np
 import torch
 
-from helpers.i18n import get_lang, ordinal, t
+from helpers.i18n import and_list, get_lang, ordinal, t
 
 __all__ = [
     "feedback", "not_answered", "describe", "as_array", "as_number", "as_whole_number", "as_tensor", "returned",
     "call_learner", "wrong", "unreadable", "tries", "reset_tries", "Solution", "register_solution", "solution",
     "exercise_ids", "checker", "Example", "CHECKERS",
-    "check_close", "check_weights",
+    "check_close", "check_weights", "tied_top",
 ]
 
 FALLBACK = t("core.fallback", lang="en")  # tests require that no checker ever falls back to this (in any language)
@@ -335,6 +335,11 @@ def check_close(answer, expected, name: str = "answer", tol: float = 1e-2, exerc
     return wrong(key, hint, _fmt(want), show_answer)
 
 
+def tied_top(w: np.ndarray, tol: float = 1e-9) -> list[int]:
+    """The positions of a 1-D array (n,) that share its largest value (within `tol`): one, or several on a tie."""
+    return [int(i) for i in np.flatnonzero(w >= w.max() - tol)]
+
+
 @checker(example=_weights_example)
 def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e-2, most_on: int | None = None,
                   exercise: str | None = None, show_answer: bool = False) -> bool:
@@ -368,9 +373,18 @@ def check_weights(weights, expected=None, name: str = "weights", tol: float = 1e
         wanted = ordinal(most_on)
         if w[most_on] > 0.5:
             return feedback(True, t("core.most_on_ok", share=w[most_on], ordinal=wanted))
-        top = int(np.argmax(w))
-        if top != most_on:
-            message = t("core.most_on_other", place=ordinal(top), top=top, ordinal=wanted, position=most_on)
+        tops = tied_top(w)
+        others = [i for i in tops if i != most_on]
+        if len(tops) > 1 and most_on in tops:
+            message = t("core.most_on_tie", ordinal=wanted, share=w[most_on],
+                        others=and_list([t("core.key_place", place=ordinal(i)) for i in others]))
+        elif len(tops) > 1:
+            message = t("core.most_on_others_tie", places=and_list([t("core.key_place", place=ordinal(i))
+                                                                    for i in tops]),
+                        share=w[tops[0]], ordinal=wanted, position=most_on)
+        elif tops[0] != most_on:
+            message = t("core.most_on_other", place=ordinal(tops[0]), top=tops[0], ordinal=wanted,
+                        position=most_on)
         else:
             message = t("core.most_on_not_half", ordinal=wanted, share=w[most_on])
         return no(message)

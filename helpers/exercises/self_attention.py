@@ -288,7 +288,7 @@ register_solution("07.1", "self-attention with Q = K = V = X", """
 """, zh_title="Q = K = V = X 的自注意力", zh_text="""
     def my_self_attention(X):
         scores = X @ X.T / math.sqrt(X.shape[-1])     # (n, n)
-        weights = torch.softmax(scores, dim=-1)       # each row sums to 1
+        weights = torch.softmax(scores, dim=-1)       # 每行之和为 1
         return weights @ X, weights                   # (n, d), (n, n)
 """)
 register_solution("07.3", "parameters of multi-head attention", """

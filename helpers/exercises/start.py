@@ -39,5 +39,5 @@ Any three non-negative numbers that add up to 1 and give the second key (positio
 任意三个和为 1 的非负数都可以，只要第二个键（位置 1）得到超过一半的权重：
 
     my_weights = [0.1, 0.8, 0.1]
-    check_start_weights(my_weights)      # or check_weights(my_weights, most_on=1)
+    check_start_weights(my_weights)      # 或者 check_weights(my_weights, most_on=1)
 """)

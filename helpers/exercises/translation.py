@@ -78,6 +78,20 @@ def _as_tokens(answer) -> list[str] | None:
     return None
 
 
+_END_PUNCTUATION = ".!?;,。！？；，"
+
+
+def _as_sentence_words(words: list[str]) -> list[str]:
+    """The words of a hand translation as the toy language writes them: lower case, no end punctuation (a learner
+    who writes "Yi zhi ... le." has the words right; the toy language has no capitals and no full stop)."""
+    words = [w.lower() for w in words]
+    while words and words[-1].rstrip(_END_PUNCTUATION) != words[-1]:
+        words[-1] = words[-1].rstrip(_END_PUNCTUATION)
+        if not words[-1]:
+            words.pop()
+    return words
+
+
 def _show_positions(sets) -> str:
     """Alignment sets as the learner would type them: 5 for a single position, [0, 2] or [] otherwise."""
     return "[" + ", ".join(str(s[0]) if len(s) == 1 else str(list(s)) for s in sets) + "]"
@@ -174,6 +188,7 @@ def check_translation(answer, source, name: str = "my_translation", references=N
     got = _as_tokens(answer)
     if got is None:
         return unreadable(t("ch05.not_words", name=name, what=describe(answer)))
+    got = _as_sentence_words(got)
     if references is None:
         found, problem = _gold_or_message(source)
         if problem:
@@ -291,7 +306,7 @@ def check_most_attended(answer, weights, step: int, name: str = "looked_at", exe
         return unreadable(t("ch05.bad_map"))
     right = int(w[step].argmax())
     if got == right:
-        return feedback(True, t("ch05.looks_hardest", step=step, position=right))
+        return feedback(True, t("ch05.looks_hardest", word=step + 1, row=step, position=right))
     if got == right + 1:
         message = t("ch05.map_one_based")
     elif not 0 <= got < w.shape[1]:
@@ -604,7 +619,7 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
     input in another order, probabilities instead of logits, an extra axis of length 1).
     Otherwise: reference, a step; inputs, the arguments both are called with (a tuple); mistakes, {sentence:
     wrong_step}; encoder_arg, which argument holds the encoder states (if the learner's output ignores them, the
-    context does not reach the output); output_names, the outputs' names for messages (default "output 0", ...).
+    context does not reach the output); output_names, the outputs' names for messages (default "output 1 of n", ...).
     """
     if not_answered(step_fn, name):
         return False
@@ -614,7 +629,7 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
         with torch.no_grad():
             reference, inputs, known, encoder_arg = _wiring_exercise(model, batch)
         mistakes = {**known, **(mistakes or {})}
-        output_names = output_names or ("logits", "weights", "state")
+        output_names = output_names or (t("ch05.output_logits"), t("ch05.output_weights"), t("ch05.output_state"))
     args = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     copy = lambda xs: tuple(x.clone() if isinstance(x, torch.Tensor) else x for x in xs)  # noqa: E731
     with torch.no_grad():
@@ -632,7 +647,7 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
     for k in bad:                             # right values, an extra (or missing) axis of length 1
         a, b = got[k], want[k]
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape != b.shape:
-            names = output_names or [t("ch05.output_k", k=k) for k in range(len(want))]
+            names = output_names or [t("ch05.output_k", k=j + 1, n=len(want)) for j in range(len(want))]
             same = a.numel() == b.numel() and _close(a.reshape(b.shape), b, 1e-5)
             return wrong(exercise, t("ch05.decoder_axis" if same else "ch05.decoder_shape", what=names[k],
                                      shape=tuple(a.shape), want=tuple(b.shape)), None, show_answer)
@@ -648,10 +663,12 @@ def check_decoder_step(step_fn, reference=None, inputs=None, mistakes=None, enco
             ok, out2 = call_learner(step_fn, *moved, name=name)
         if ok and got[0] is not None and _close(_outputs(out2)[0], got[0], 1e-9):
             return wrong(exercise, t("ch05.context_unused"), None, show_answer)
-    k = bad[0]
+    k, n = bad[0], len(want)                  # counted from 1 in the message, and named when the names are known
+    what = (t("ch05.output_named", name=output_names[k], k=k + 1, n=n) if output_names
+            else t("ch05.output_k", k=k + 1, n=n))
     wiring = getattr(getattr(model, "decoder", None), "wiring", None)
     order = {"luong": t("ch05.order_luong"), "bahdanau": t("ch05.order_bahdanau")}.get(wiring, "")
-    return wrong(exercise, t("ch05.decoder_differs", k=k, n=len(want), order=order), None, show_answer)
+    return wrong(exercise, t("ch05.decoder_differs", what=what, order=order), None, show_answer)
 
 
 register_solution("01.2", "translate by hand", """
@@ -702,9 +719,9 @@ register_solution("05.3", "the attention part of a decoder step", """
 """, zh_title="解码器一步中的注意力部分", zh_text="""
     def my_attend(query, encoder_states, mask, score_fn):
         scores = score_fn(query, encoder_states)                  # (B, S)
-        scores = scores.masked_fill(~mask[:, 0], float("-inf"))   # mask (B, 1, S) -> (B, S): padding never wins
-        weights = torch.softmax(scores, dim=-1)                   # (B, S), over the source positions
-        weights = torch.nan_to_num(weights)                       # an all-padding row: 0/0 -> 0
+        scores = scores.masked_fill(~mask[:, 0], float("-inf"))   # 掩码 (B, 1, S) -> (B, S)：填充位置永远选不上
+        weights = torch.softmax(scores, dim=-1)                   # (B, S)，在各个源位置上
+        weights = torch.nan_to_num(weights)                       # 全是填充的一行：0/0 -> 0
         context = (weights.unsqueeze(-1) * encoder_states).sum(1) # (B, C)
         return context, weights
 """)
@@ -725,8 +742,8 @@ Luong 接法先只用词嵌入跑一步循环网络，再用新状态 s_t 做查
 
     def my_step(decoder, y_prev, state, keys, enc):
         e = decoder.embedding(y_prev)                                   # (B, emb)
-        s_t = decoder.rnn(e[:, None], state[None])[0][:, 0]             # (B, hidden)  GRU first, no context
-        context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # query s_t
+        s_t = decoder.rnn(e[:, None], state[None])[0][:, 0]             # (B, hidden)  先跑 GRU，不接收上下文
+        context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # 用 s_t 作查询
         logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
         return logits, weights[:, 0], s_t
 """)

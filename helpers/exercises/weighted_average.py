@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from helpers.i18n import t
+from helpers.i18n import and_list, t
 
-from .core import Example, as_array, checker, feedback, not_answered, register_solution, wrong
+from .core import Example, as_array, checker, feedback, not_answered, register_solution, tied_top, wrong
 
 __all__ = ["check_weighted_average", "check_query_favours_key"]
 
@@ -121,9 +121,14 @@ def check_query_favours_key(query, keys, key_index: int, threshold: float = 0.5,
         return wrong(exercise, t("ch02.overflow", name=name), answer, show_answer)
     if w[key_index] >= threshold:
         return feedback(True, t("ch02.favours_ok", key=names[key_index], share=w[key_index]))
-    top = int(np.argmax(w))
-    if top != key_index:
-        hint = t("ch02.top_key", key=names[top], share=w[top])
+    tops = tied_top(w)
+    quoted = [f"'{names[i]}'" for i in tops if i != key_index]
+    if len(tops) > 1 and key_index in tops:
+        hint = t("ch02.top_tie", key=names[key_index], others=and_list(quoted), share=w[key_index])
+    elif len(tops) > 1:
+        hint = t("ch02.top_keys_tie", others=and_list(quoted), share=w[tops[0]])
+    elif tops[0] != key_index:
+        hint = t("ch02.top_key", key=names[tops[0]], share=w[tops[0]])
     else:
         hint = t("ch02.make_longer") if points_along(q, K[key_index]) else t("ch02.point_query")
     return wrong(exercise, t("ch02.favours_wrong", key=names[key_index], share=w[key_index], needed=threshold,
