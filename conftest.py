@@ -10,10 +10,17 @@ few long tests (the mutation suite, grading, evidence, the browser) used to come
 waited for the other. Here the longest work goes first (notebooks, then tests marked slow or browser, then the
 rest), and the files of independent long tests (`SPLIT_FILES`) are handed out a test at a time (tests that share a
 parameter stay together: they share a per-process cache). A notebook's cells always stay together, in order.
+
+Outside the reproducibility promise (`helpers.pinning.status`: an AMD, ARM or unpinned CPU), strict nbval's "Cell
+outputs differ" becomes an expected difference, listed at the end of the run; errors and failed asserts still fail.
+These hooks live here, not in tests/conftest.py, because a conftest's item hooks reach only the items below it, and
+the notebooks are not below tests/.
 """
 from pathlib import Path
 
 import pytest
+
+from helpers import pinning
 
 ROOT = Path(__file__).parent
 ZH = ROOT / "notebooks" / "zh"
@@ -65,3 +72,44 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False   # keep the collection order above, not "most tests first"
     return LongestFirst(config, log)
+
+
+# ---- outside the reproducibility promise
+PINNED, PINNING = pinning.status()
+_REASON = "stored output not comparable on this CPU"
+
+
+def pytest_report_header(config):
+    """The first lines of every run say whether stored notebook outputs can be compared byte for byte here."""
+    if PINNED:
+        return f"reproducibility: {PINNING}; stored notebook outputs are compared strictly"
+    return (f"reproducibility: {PINNING}. Every notebook still runs and every assert is checked; a stored output "
+            "that differs is listed at the end instead of failing (README, 'Same numbers on every machine').")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Outside the promise, strict nbval's 'Cell outputs differ' becomes an expected difference (xfail), listed at
+    the end; an exception or a failed assert in a cell still fails."""
+    outcome = yield
+    report = outcome.get_result()
+    if PINNED or call.when != "call" or call.excinfo is None:
+        return
+    error = call.excinfo.value
+    if type(error).__name__ == "NbCellError" and error.args and error.args[0] == "Cell outputs differ":
+        report.outcome = "skipped"
+        report.wasxfail = f"{_REASON} ({PINNING})"
+
+
+def pytest_terminal_summary(terminalreporter):
+    """List the cells whose stored outputs differed on an unpinned machine (they ran; their asserts held)."""
+    differed = [r.nodeid for r in terminalreporter.stats.get("xfailed", [])
+                if getattr(r, "wasxfail", "").startswith(_REASON)]  # from every xdist worker
+    if differed:
+        terminalreporter.section("stored outputs that differ on this machine (not pinned)")
+        terminalreporter.write_line(f"{PINNING}: {len(differed)} cell(s) ran without error but printed other "
+                                    "numbers than the committed run:")
+        for nodeid in differed:
+            terminalreporter.write_line(f"  {nodeid}")
+    elif not PINNED:
+        terminalreporter.write_line(f"{PINNING}: every stored output compared equal all the same.")

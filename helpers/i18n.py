@@ -132,8 +132,8 @@ ENGLISH: dict[str, str] = {
     "setup.lang": " | lang {code}",
     "setup.pinned": "CPU kernels AVX2 (pinned)",  # helpers.pinning.status()'s phrase when pinned (tests check)
     "setup.not_pinned": (
-        "Numbers in this run may differ in their last digits from the committed outputs (README, 'Same numbers on "
-        "every machine'); every assert still checks the claims."),
+        "Numbers in this run may differ from the committed outputs, in their last digits and, after training, by "
+        "more (README, 'Same numbers on every machine'); every assert still checks the claims."),
     # ---------------------------------------------------------------------- attention's shape checks (_check_qkv)
     "attention.not_tensor": "{name} must be a torch.Tensor, got {kind}",
     "attention.too_few_dims": "{name} has shape {shape}; expected at least 2 dimensions (..., {n}, d)",
@@ -927,6 +927,9 @@ ENGLISH: dict[str, str] = {
     "tables.exact": "exact",
     "training.progress": "training ({kind})",
     "training.runs": "training runs",
+    "training.not_comparable": (
+        "{recipe}: this live run of {unit} differs from the stored one ({first}), as expected on this machine "
+        "({why}); the chapter goes on with this run's numbers, and every assert still checks its claims"),
     "training.not_compared": (
         "{recipe}: {unit} is not among the {n} stored runs, so this live run was not compared with a stored one "
         "(the stored runs are {seeds} by seed)"),

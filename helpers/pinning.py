@@ -1,10 +1,11 @@
-"""Pinned numerical code paths: the environment under which torch computes the same floats on every x86-64 CPU
-with AVX2, so that the committed outputs reproduce byte for byte on another machine.
+"""Pinned numerical code paths: the environment under which torch computes the same floats on every Intel x86-64
+CPU with AVX2, so that the committed outputs reproduce byte for byte on another machine.
 
 torch picks its CPU kernels by the instruction set it finds: ATen's vectorised kernels (AVX512 on newer CPUs),
 MKL's matrix products and oneDNN's primitives. Each choice is deterministic, but different choices give different
 last digits, and training amplifies them. Pinning all three to AVX2 (which every x86-64 CPU of the last decade has)
-makes every such machine take the same paths. The variables are read when torch loads, so they must be in the
+makes every such Intel machine take the same paths; MKL ignores its branch on AMD CPUs (``vendor_reason``), which
+therefore get the pins but report "not pinned". The variables are read when torch loads, so they must be in the
 environment before `import torch`: ``import helpers`` sets any that are missing (``apply``), `make` exports them to
 every command it runs, and `make install` writes them into the course kernel's spec.
 
@@ -17,7 +18,7 @@ import os
 import platform
 import sys
 
-__all__ = ["PINNED", "THREADS", "OFF_SWITCH", "cpu_reason", "pinned_env", "apply", "status"]
+__all__ = ["PINNED", "THREADS", "OFF_SWITCH", "cpu_reason", "vendor_reason", "pinned_env", "apply", "status"]
 
 # The instruction-set pins: ATen's dispatch, MKL's conditional numerical reproducibility, oneDNN (two spellings).
 PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"}
@@ -45,6 +46,30 @@ def _cpu_flags() -> set[str]:
         except (OSError, subprocess.SubprocessError):
             pass
     return set()
+
+
+def _cpu_vendor() -> str:
+    """The CPU vendor Linux reports (GenuineIntel, AuthenticAMD, ...); "" where /proc/cpuinfo is missing."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def vendor_reason() -> str:
+    """Why the pins, though set, cannot give the committed floats on this CPU ("" when they can).
+
+    MKL honours its conditional-reproducibility branches (MKL_CBWR=AVX2) on Intel CPUs only: on an AMD EPYC (Zen 4)
+    every branch but COMPATIBLE gave the same products, which differ in their last bits from an Intel CPU's AVX2
+    branch, and training amplifies that (measured 2026-12-02; README, 'Same numbers on every machine')."""
+    vendor = _cpu_vendor()
+    if vendor and vendor != "GenuineIntel":
+        return f"{vendor} CPU: MKL ignores its AVX2 branch (MKL_CBWR) off Intel CPUs"
+    return ""
 
 
 def cpu_reason(environ: dict | None = None) -> str:
@@ -94,6 +119,8 @@ def status() -> tuple[bool, str]:
         return False, f"CPU kernels {capability}, not pinned ({', '.join(wrong)} not set before torch was imported)"
     if capability not in {"AVX2", "unknown"}:
         return False, f"CPU kernels {capability}, not pinned (torch was imported before the pins were set)"
+    if vendor_reason():
+        return False, f"CPU kernels {capability}, not pinned ({vendor_reason()})"
     return True, "CPU kernels AVX2 (pinned)"
 
 
@@ -102,7 +129,7 @@ if __name__ == "__main__":  # python helpers/pinning.py --env | --status
         print(" ".join(f"{k}={v}" for k, v in pinned_env({k: v for k, v in os.environ.items()
                                                            if k == OFF_SWITCH}).items()))
     elif sys.argv[1:] == ["--status"]:
-        reason = cpu_reason()
+        reason = cpu_reason() or vendor_reason()
         print("pinned: x86-64 with AVX2" if not reason else f"not pinned: {reason}")
     else:
         sys.exit("usage: python helpers/pinning.py --env | --status")

@@ -51,13 +51,33 @@ def test_load_and_check_live_pass_on_todays_code(toy):
     assert len(ev.rows) == 2
 
 
+PINNED = (True, "CPU kernels AVX2 (pinned)")
+AMD = (False, "CPU kernels AVX2, not pinned (AuthenticAMD CPU: MKL ignores its AVX2 branch (MKL_CBWR) off Intel CPUs)")
+
+
 def test_check_live_fails_when_the_code_changed(toy, monkeypatch):
     recipe, directory = toy
+    monkeypatch.setattr(evidence.pinning, "status", lambda: PINNED)     # on the pinned paths, whatever CPU runs this
     ev = evidence.load(recipe.name, directory)
     changed = Recipe(**{**recipe.__dict__, "run": lambda s, u: [{"value": _toy_run(s, u)[0]["value"] * 1.01}]})
     monkeypatch.setitem(RECIPES, recipe.name, changed)
     with pytest.raises(EvidenceMismatch, match=r"row 0 value: stored .*make evidence NAME=toy_evidence"):
         ev.check_live({"seed": 0, "scale": 2})
+
+
+def test_off_the_pinned_paths_a_difference_is_printed_not_raised(toy, monkeypatch, capsys):
+    recipe, directory = toy
+    ev = evidence.load(recipe.name, directory)
+    changed = Recipe(**{**recipe.__dict__, "run": lambda s, u: [{"value": _toy_run(s, u)[0]["value"] * 1.01}]})
+    monkeypatch.setitem(RECIPES, recipe.name, changed)
+    monkeypatch.setattr(evidence.pinning, "status", lambda: AMD)
+    fresh = ev.check_live({"seed": 0, "scale": 2})              # a learner's chapter on such a CPU goes on
+    out = capsys.readouterr().out
+    assert fresh[0]["value"] != ev.stored({"seed": 0, "scale": 2})["rows"][0]["value"], "the live rows come back"
+    assert "differs from the stored one (row 0 value: stored" in out and "AuthenticAMD" in out, out
+    monkeypatch.setitem(RECIPES, recipe.name, recipe)
+    ev.check_live({"seed": 0, "scale": 2})
+    assert "differs" not in capsys.readouterr().out, "equal rows print nothing, pinned or not"
 
 
 def test_check_live_runs_a_seed_the_file_lacks_and_says_nothing_was_compared(toy, capsys):
@@ -101,12 +121,15 @@ def test_register_refuses_a_taken_name(toy):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RECIPES))
-def test_every_recipe_file_loads_and_its_cheapest_unit_reproduces(name):
+def test_every_recipe_file_loads_and_its_cheapest_unit_reproduces(name, capsys):
     ev = evidence.load(name)                      # same settings and units as the recipe
     assert ev.rows, f"{name}: no rows"
     assert ev.recipe.chapter and ev.recipe.about
     cheapest = min(ev.units, key=lambda u: u["cpu_seconds"])["unit"]
-    ev.check_live(cheapest)                       # regenerated from scratch, compared row by row
+    ev.check_live(cheapest)                       # regenerated from scratch, compared row by row (raises when pinned)
+    out = capsys.readouterr().out
+    if "differs from the stored one" in out:      # only off the pinned paths: listed as an expected difference
+        pytest.xfail(f"{name}: stored rows not comparable on this CPU: {out.strip()[:300]}")
 
 
 def test_the_files_table_lists_every_recipe_with_its_cost():

@@ -89,6 +89,8 @@ def test_setup_switches_the_language_and_keeps_the_english_line(capsys):
     if pinned:   # the pinned phrase is the catalogue's; an unpinned machine's reason stays as torch gives it
         assert i18n.t("setup.pinned", lang="en") == phrase
         chinese = chinese.replace(phrase, "CPU 内核 AVX2（已固定）")
+    else:        # off the pinned paths, the line after it says so in the learner's language
+        chinese = chinese.replace(i18n.t("setup.not_pinned", lang="en"), i18n.t("setup.not_pinned", lang="zh"))
     assert capsys.readouterr().out == chinese and i18n.get_lang() == "zh"
     with pytest.raises(ValueError, match="lang is 'de'"):
         helpers.setup(lang="de")
