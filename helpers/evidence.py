@@ -230,6 +230,8 @@ def make_evidence(names: Iterable[str] | None = None, jobs: int = 1, directory: 
           log: Callable[[str], None] = print) -> list[Path]:
     """Run every unit of the named recipes (all by default) on `jobs` processes and write their files."""
     names = list(names or RECIPES)
+    if directory is None:                       # the committed files: only from the pinned paths
+        pinning.check_can_write("evidence files")
     directory = directory or EVIDENCE_DIR
     directory.mkdir(parents=True, exist_ok=True)
     written = []

@@ -18,7 +18,8 @@ import os
 import platform
 import sys
 
-__all__ = ["PINNED", "THREADS", "OFF_SWITCH", "cpu_reason", "vendor_reason", "pinned_env", "apply", "status"]
+__all__ = ["PINNED", "THREADS", "OFF_SWITCH", "cpu_reason", "vendor_reason", "pinned_env", "apply", "status",
+           "WRITE_SWITCH", "check_can_write"]
 
 # The instruction-set pins: ATen's dispatch, MKL's conditional numerical reproducibility, oneDNN (two spellings).
 PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2", "DNNL_MAX_CPU_ISA": "AVX2"}
@@ -122,6 +123,22 @@ def status() -> tuple[bool, str]:
     if vendor_reason():
         return False, f"CPU kernels {capability}, not pinned ({vendor_reason()})"
     return True, "CPU kernels AVX2 (pinned)"
+
+
+WRITE_SWITCH = "COURSE_WRITE_UNPINNED"
+
+
+def check_can_write(what: str) -> None:
+    """Refuse (SystemExit) to write committed outputs or evidence files off the pinned paths: their numbers would
+    not be the committed ones, and strict nbval would then fail on every pinned machine. COURSE_WRITE_UNPINNED=1
+    writes anyway (for a course whose every output is remade on one kind of machine)."""
+    pinned, phrase = status()
+    if pinned or os.environ.get(WRITE_SWITCH) == "1":
+        return
+    raise SystemExit(f"not writing {what}: this machine is off the pinned paths ({phrase}), so its numbers would "
+                     "not be the committed ones and strict nbval would fail on every pinned machine. Run it on an "
+                     f"Intel x86-64 CPU with AVX2 and FMA, or set {WRITE_SWITCH}=1 to write anyway (README, 'Same "
+                     "numbers on every machine').")
 
 
 if __name__ == "__main__":  # python helpers/pinning.py --env | --status

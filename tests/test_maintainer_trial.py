@@ -27,7 +27,8 @@ def repo(tmp_path_factory):
 
 def run(repo, *args, timeout=300):
     """Run python with the copy first on the path (kernels started by nbclient inherit it); fail on an error."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]),
+           "COURSE_WRITE_UNPINNED": "1"}     # a scratch copy: its outputs are never committed, on any CPU
     done = subprocess.run([sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=timeout)
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"

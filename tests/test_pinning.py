@@ -147,3 +147,25 @@ def test_off_intel_the_pins_are_set_but_the_run_is_not_called_pinned(monkeypatch
     assert pinning.vendor_reason() == "" and pinning.status() == (True, "CPU kernels AVX2 (pinned)")
     monkeypatch.setattr(pinning, "_cpu_vendor", lambda: "")          # no /proc/cpuinfo (macOS): no vendor claim
     assert pinning.vendor_reason() == ""
+
+
+def test_committed_outputs_and_evidence_are_not_written_off_the_pinned_paths(monkeypatch):
+    """A maintainer on an AMD laptop who runs `make execute` or `make evidence` would commit numbers that fail strict
+    nbval on every pinned machine: the three writers refuse before they run anything, unless told to."""
+    from helpers import evidence
+    from helpers.devtools import chapter_notebooks, zh
+    from helpers.devtools.__main__ import main
+
+    monkeypatch.setattr(pinning, "status", lambda: (False, "CPU kernels AVX2, not pinned (AuthenticAMD CPU: ...)"))
+    monkeypatch.delenv(pinning.WRITE_SWITCH, raising=False)
+    with pytest.raises(SystemExit, match=r"not writing evidence files: .*AuthenticAMD.*COURSE_WRITE_UNPINNED=1"):
+        evidence.make_evidence(["bottleneck"], log=lambda _: None)
+    with pytest.raises(SystemExit, match="not writing executed notebooks: "):
+        main(["execute", str(chapter_notebooks()[0])])
+    with pytest.raises(SystemExit, match="not writing executed Chinese notebooks: "):
+        zh.execute([p for p in chapter_notebooks() if zh.runs_in_zh(p)][:1])
+    monkeypatch.setenv(pinning.WRITE_SWITCH, "1")
+    pinning.check_can_write("anything")                        # told to: no refusal
+    monkeypatch.delenv(pinning.WRITE_SWITCH)
+    monkeypatch.setattr(pinning, "status", lambda: (True, "CPU kernels AVX2 (pinned)"))
+    pinning.check_can_write("anything")                        # on the pinned paths: no refusal

@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
         for done in update_course_sections():
             print(f"updated {done}")
         return 0
+    from helpers import pinning
+
+    pinning.check_can_write("executed notebooks")
     for path in args.notebooks or chapter_notebooks():
         seconds, _ = execute_notebook(path)
         print(f"{seconds:7.1f} s  {Path(path).name}")

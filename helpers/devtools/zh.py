@@ -548,6 +548,10 @@ def execute(sources: list[Path] | None = None, out_dir: Path = ZH_DIR) -> list[t
     refused = [Path(p).name for p in sources if not runs_in_zh(p)]
     if refused:
         raise ValueError(f"{refused}: not run in Chinese; set runs_in_zh=True for it in helpers/course.py first")
+    if out_dir == ZH_DIR:
+        from helpers import pinning
+
+        pinning.check_can_write("executed Chinese notebooks")
     done = []
     for source in sources:
         target = out_dir / Path(source).name
