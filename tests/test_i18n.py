@@ -322,12 +322,8 @@ def test_a_changed_number_or_a_reordered_one_is_caught():
     assert numbers_that_differ(en, other) == []
 
 
-def test_the_builder_refuses_a_pair_whose_english_is_gone_and_extract_marks_the_cell_stale(tmp_path, monkeypatch):
-    catalogues = tmp_path / "i18n"
-    shutil.copytree(zh.CATALOGUE_DIR, catalogues)
-    monkeypatch.setattr(zh, "CATALOGUE_DIR", catalogues)
-    source = tmp_path / "00_start_here.ipynb"
-    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+def test_the_builder_refuses_a_pair_whose_english_is_gone_and_extract_marks_the_cell_stale(scratch_chapter00):
+    source, nb = scratch_chapter00
     cell = next(c for c in nb.cells if c.cell_type == "code" and '"All pinned versions are installed."' in c.source)
     cell.source = cell.source.replace("All pinned versions are installed.", "Every pin is installed.")
     nbformat.write(nb, source)
@@ -412,13 +408,9 @@ def test_the_zh_edition_links_the_chinese_companion(path):
     assert not found, f"{path.name}: links to the English companion where a Chinese page exists: {found}"
 
 
-def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(tmp_path, monkeypatch):
+def test_an_edited_english_cell_makes_its_translation_stale_until_it_is_updated(scratch_chapter00):
     """The whole loop on a copy: edit English -> stale -> extract marks it -> translate, drop `todo` -> current."""
-    catalogues = tmp_path / "i18n"
-    shutil.copytree(zh.CATALOGUE_DIR, catalogues)
-    monkeypatch.setattr(zh, "CATALOGUE_DIR", catalogues)
-    source = tmp_path / "00_start_here.ipynb"
-    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+    source, nb = scratch_chapter00
     cell = next(c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("**Takeaway:**"))
     assert zh.chapter_status(NOTEBOOKS_DIR / source.name)[cell.id] == "ok"
     cell.source += " A new sentence."

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
-from helpers import NOTEBOOKS_DIR, ROOT, i18n
+from helpers import ROOT, i18n
 from helpers.devtools import zh
 
 CATALOGUES = [*sorted(zh.CATALOGUE_DIR.glob("*.po")), i18n.MESSAGES_PO]
@@ -129,12 +129,8 @@ def test_the_messages_catalogue_travels_with_helpers():
     assert any(i18n.MESSAGES_PO.relative_to(ROOT / "helpers").match(p) for p in data["helpers"])   # pip install .
 
 
-def test_a_speaking_code_cell_gets_an_entry_that_can_say_there_is_nothing_to_translate(tmp_path, monkeypatch):
-    catalogues = tmp_path / "i18n"
-    shutil.copytree(zh.CATALOGUE_DIR, catalogues)
-    monkeypatch.setattr(zh, "CATALOGUE_DIR", catalogues)
-    source = tmp_path / "00_start_here.ipynb"
-    nb = nbformat.read(NOTEBOOKS_DIR / source.name, as_version=4)
+def test_a_speaking_code_cell_gets_an_entry_that_can_say_there_is_nothing_to_translate(scratch_chapter00):
+    source, nb = scratch_chapter00
     cell = nbformat.v4.new_code_cell('print("a brand new sentence")')
     cell.id = "newcode1"
     nb.cells.insert(3, cell)
