@@ -28,15 +28,23 @@ THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 OFF_SWITCH = "COURSE_PINNING"
 
 
-def _cpu_flags() -> set[str]:
-    """The CPU's feature flags as Linux reports them (an empty set where /proc/cpuinfo is missing)."""
+def _cpuinfo(field: str) -> str | None:
+    """The first value of `field` in Linux's /proc/cpuinfo (None where the file or the field is missing)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
+                if line.startswith(field):
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return None
+
+
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags as Linux reports them (an empty set where /proc/cpuinfo is missing)."""
+    flags = _cpuinfo("flags")
+    if flags is not None:
+        return set(flags.split())
     if sys.platform == "darwin":  # Intel Macs: sysctl lists the leaf-7 features (AVX2, ...)
         import subprocess
 
@@ -51,22 +59,15 @@ def _cpu_flags() -> set[str]:
 
 def _cpu_vendor() -> str:
     """The CPU vendor Linux reports (GenuineIntel, AuthenticAMD, ...); "" where /proc/cpuinfo is missing."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("vendor_id"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
+    return _cpuinfo("vendor_id") or ""
 
 
 def vendor_reason() -> str:
     """Why the pins, though set, cannot give the committed floats on this CPU ("" when they can).
 
-    MKL honours its conditional-reproducibility branches (MKL_CBWR=AVX2) on Intel CPUs only: on an AMD EPYC (Zen 4)
-    every branch but COMPATIBLE gave the same products, which differ in their last bits from an Intel CPU's AVX2
-    branch, and training amplifies that (measured 2026-12-02; README, 'Same numbers on every machine')."""
+    MKL's conditional-reproducibility branches (MKL_CBWR=AVX2) did not take effect on an AMD EPYC: every branch but
+    COMPATIBLE gave the same products, which differ in their last bits from an Intel CPU's AVX2 branch, and training
+    amplifies that (measured 2026-12-02 on that one AMD CPU; README, 'Same numbers on every machine')."""
     vendor = _cpu_vendor()
     if vendor and vendor != "GenuineIntel":
         return f"{vendor} CPU: MKL ignores its AVX2 branch (MKL_CBWR) off Intel CPUs"
