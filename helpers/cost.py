@@ -37,6 +37,7 @@ __all__ = [
     "quiet_stderr",
     "peak_tracked_bytes",
     "peak_rss_bytes",
+    "peak_rss_fresh",
     "saved_for_backward",
     "called_ops",
     "fit_exponent",
@@ -170,6 +171,46 @@ def peak_rss_bytes(fn: Callable[[], object]) -> int | None:
     peak = _status_bytes("VmHWM")
     del result
     return max(0, peak - before)
+
+
+# One fresh process per repeat: it imports torch, makes Q, K, V, calls both once on a small input (so that the
+# libraries' one-time set-up is not counted), then measures each function's RSS rise once.
+_FRESH_RSS = """
+import json, sys
+import torch, torch.nn.functional as F
+from helpers import cost
+from helpers.attention import scaled_dot_product_attention
+torch.set_num_threads(1)
+n, d = int(sys.argv[1]), int(sys.argv[2])
+Q, K, V = cost.random_qkv(n, d)
+calls = {"ours": lambda: scaled_dot_product_attention(Q, K, V),
+         "fused": lambda: F.scaled_dot_product_attention(Q, K, V)}
+small = cost.random_qkv(128, d)
+scaled_dot_product_attention(*small), F.scaled_dot_product_attention(*small)    # one-time set-up costs, paid here
+print(json.dumps({name: cost.peak_rss_bytes(call) for name, call in calls.items()}))
+"""
+
+
+def peak_rss_fresh(n: int, d: int = 64, repeats: int = 3) -> dict[str, int | None]:
+    """Median over `repeats` fresh processes of the RSS rise (peak_rss_bytes) of one call of ours and of the fused
+    kernel at (1, 1, n, d): {'ours': bytes, 'fused': bytes}, None where /proc is missing.
+
+    A process of its own has no pages left over from earlier calls and shares no allocator with other work, so its
+    high-water mark is the call's own (an in-process reading depends on what ran before)."""
+    import json
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", _FRESH_RSS, str(n), str(d)], capture_output=True, text=True,
+                             env=env, cwd=root, timeout=600)
+        if out.returncode != 0:
+            raise RuntimeError(f"the fresh RSS measurement failed: {out.stderr[-1500:]}")
+        runs.append(json.loads(out.stdout.splitlines()[-1]))
+    return {name: None if any(r[name] is None for r in runs) else int(statistics.median(r[name] for r in runs))
+            for name in runs[0]}
 
 
 def saved_for_backward(fn: Callable[[], object]) -> list[tuple[tuple[int, ...], int]]:

@@ -67,7 +67,9 @@ def vendor_reason() -> str:
 
     MKL's conditional-reproducibility branches (MKL_CBWR=AVX2) did not take effect on an AMD EPYC: every branch but
     COMPATIBLE gave the same products, which differ in their last bits from an Intel CPU's AVX2 branch, and training
-    amplifies that (measured 2026-12-02 on that one AMD CPU; README, 'Same numbers on every machine')."""
+    amplifies that (measured 2026-12-02 on that one AMD CPU). COMPATIBLE, the branch meant to agree across vendors,
+    did not either: the course's short training differed between that AMD EPYC and an Intel Xeon under it
+    (tests/test_pinning.py's golden digests; README, 'Same numbers on every machine')."""
     vendor = _cpu_vendor()
     if vendor and vendor != "GenuineIntel":
         return f"{vendor} CPU: MKL ignores its AVX2 branch (MKL_CBWR) off Intel CPUs"

@@ -28,7 +28,7 @@ __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
     "set_token_ticks", "plot_attention", "plot_mask", "draw_lookback", "plot_quality_by_length", "plot_probe",
     "plot_budget_curve", "plot_gradient_by_length", "plot_seed_points", "figure_png", "draw_decoding_step",
-    "draw_decoding_steps",
+    "draw_decoding_steps", "legend_below",
 ]
 
 COURSE_STYLE = {
@@ -245,6 +245,20 @@ METRIC_LABELS = Labels({"bleu": "plots.metric_bleu", "exact": "plots.metric_exac
                         "mass": "plots.metric_mass"})
 
 
+def legend_below(ax, **kwargs):
+    """A legend under the axes' tick labels and x label, where it covers no line, band or point; returns it.
+
+    Anchored in points below the axes' lowest label, so it stays clear when a layout engine resizes the axes."""
+    from matplotlib.transforms import offset_copy
+
+    renderer = ax.figure.canvas.get_renderer()
+    gap = ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0        # display pixels
+    below = offset_copy(ax.transAxes, fig=ax.figure, y=-(gap * 72 / ax.figure.dpi + 4), units="points")
+    kwargs.setdefault("fontsize", 9)
+    kwargs.setdefault("ncol", 2 if len(ax.get_legend_handles_labels()[1]) > 3 else 1)
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below, **kwargs)
+
+
 def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=None, unseen: str | None = None,
                            title: str | None = None, styles: dict | None = None):
     """Quality (0-100) by source-length bucket, one line per model; the bucket longer than training is shaded.
@@ -280,7 +294,7 @@ def plot_quality_by_length(results: dict[str, dict], metric: str = "bleu", ax=No
     ax.set_xlabel(t("plots.source_length"))
     ax.set_ylabel(METRIC_LABELS.get(metric, metric))
     ax.set_title(title or t("plots.by_length_title", metric=METRIC_LABELS.get(metric, metric)))
-    ax.legend(loc="best")
+    legend_below(ax)
     return ax
 
 
@@ -302,7 +316,7 @@ def plot_budget_curve(curve: dict[str, list[dict]], ylabel: str, title: str, ax=
         for p in points:   # step labels below the point, one row per model so that coinciding points stay legible
             below = p["mean"] > 12                           # near the floor, the label goes above the point
             ax.annotate(f"{p['steps']}", (p["cpu"], p["mean"]), textcoords="offset points",
-                        xytext=(4, -11 - 8 * k) if below else (4, 4 + 8 * k),
+                        xytext=(4, -11 - 9 * k) if below else (4, 4 + 10 * k),
                         fontsize=7, color=bars[0].get_color())
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))   # 20, not 2 x 10^1
@@ -351,7 +365,7 @@ def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=
             xs = list(band)
             ax.fill_between(xs, [band[x][0] for x in xs], [band[x][1] for x in xs], color=line.get_color(), alpha=0.15)
     ax.set(title=title, xlabel=t("plots.source_length"), ylabel=t("plots.gradient_ylabel"))
-    ax.legend(loc="best")
+    legend_below(ax)
     return ax
 
 

@@ -25,7 +25,12 @@ from helpers.experiments import (
     t_quantile,
     time_scorers,
 )
-from helpers.plotting import plot_paired_differences, plot_quality_by_length, plot_seed_points
+from helpers.plotting import (
+    plot_gradient_by_length,
+    plot_paired_differences,
+    plot_quality_by_length,
+    plot_seed_points,
+)
 from helpers.tables import format_table
 from helpers.toylang import sample_pairs
 from helpers.transformer import TinyDecoder
@@ -234,6 +239,25 @@ def test_plots_have_titles_labels_and_one_dot_series_per_seed():
     ax2 = plot_quality_by_length(by_bucket(ROWS), title="by set")
     assert ax2.get_title() == "by set" and [line.get_label() for line in ax2.get_lines()] == ["w", "c", "n"]
     assert len(ax2.collections) == 3, "one min-max band per config (three seeds each)"
+
+
+@pytest.mark.parametrize("draw", ["quality", "gradient"])
+def test_curve_legends_sit_below_the_axes_labels_and_cover_no_band(draw):
+    """The legend of a curve plot with bands goes under the x label: 'best' placed it over the seed bands (05)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    if draw == "quality":
+        plot_quality_by_length(by_bucket(ROWS), ax=ax, title="by set")
+    else:
+        plot_gradient_by_length({"a": {5: 1e-2, 10: 1e-3}, "b": {5: 1e-1, 10: 1e-1}}, "g", ax=ax,
+                                spread={"a": {5: (1e-3, 1e-1), 10: (1e-4, 1e-2)}})
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend, labels = ax.get_legend().get_window_extent(renderer), ax.xaxis.label.get_window_extent(renderer)
+    assert legend.y1 <= labels.y0 + 1, "the legend overlaps the x label or the axes"
+    assert legend.y1 <= ax.get_window_extent(renderer).y0
+    plt.close(fig)
 
 
 def test_paired_differences_plot_shows_each_seed_and_the_interval_of_compare_variants():
