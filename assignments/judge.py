@@ -23,7 +23,11 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 # Dynamic code the syntax tree cannot follow: a submission using any of these earns no source-checked points.
-DYNAMIC = {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals", "vars",
+# The built-in functions among them count only as themselves (`eval(...)`, `builtins.eval`): a method of the same
+# name (`model.eval()`, `re.compile(...)`, `torch.compile`) is ordinary code and must not cost an honest student.
+DYNAMIC_BUILTINS = {"eval", "exec", "compile", "__import__", "getattr", "setattr", "delattr", "globals", "locals",
+                    "vars"}
+DYNAMIC = DYNAMIC_BUILTINS | {
            "importlib", "builtins", "__builtins__", "__dict__", "__globals__", "__code__", "__class__",
            "__subclasses__", "__getattribute__", "ctypes", "inspect", "gc", "sys.modules", "_getframe", "f_globals",
            "f_locals", "__wrapped__", "marshal", "pickle", "FunctionType", "CodeType"}
@@ -192,7 +196,8 @@ def notebook_source(nb: dict) -> tuple[ast.Module, list[str]]:
 
 class _Refs(ast.NodeVisitor):
     """Every name a piece of code refers to: dotted paths resolved through the imports, attribute names, keyword
-    argument names (as "kw:name"), string constants that look like names, and the names it calls."""
+    argument names (as "kw:name"), bare names (also as "name:id"), string constants that look like names, and the
+    names it calls."""
 
     def __init__(self, aliases: dict[str, str]):
         self.aliases, self.found = aliases, set()
@@ -215,7 +220,7 @@ class _Refs(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node):
-        self.found |= {node.id, self.aliases.get(node.id, node.id)}
+        self.found |= {node.id, self.aliases.get(node.id, node.id), f"name:{node.id}"}   # name: a bare name
 
     def visit_keyword(self, node):
         if node.arg:
@@ -257,6 +262,11 @@ def _refs(nodes, aliases) -> set[str]:
 def _matches(found: set[str], banned: str) -> bool:
     """`banned` is a dotted name or a last component: torch.softmax, F.softmax and x.softmax all match softmax."""
     return any(f == banned or f.endswith("." + banned) or f.startswith(banned + ".") for f in found)
+
+
+def _is_builtin(found: set[str], name: str) -> bool:
+    """The built-in `name` itself is used (bare, or as builtins.name), not a method or function that shares its name."""
+    return f"name:{name}" in found or f"builtins.{name}" in found
 
 
 def given_helpers(student_nb: dict) -> set[str]:
@@ -310,7 +320,7 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
             todo += [r for r in _refs([defs[n]], aliases) if r in defs]
         found = _refs([defs[n] for n in seen], aliases) | module_refs
         hit = [b for b in rule.get("banned", []) if _matches(found, b)]
-        hit += [b for b in sorted(DYNAMIC) if _matches(found, b)]
+        hit += [b for b in sorted(DYNAMIC) if (_is_builtin(found, b) if b in DYNAMIC_BUILTINS else _matches(found, b))]
         hit += sorted(r for r in found if r.startswith(REFERENCE_MODULES) and r not in allowed_helpers
                       and not any(a.startswith(r + ".") for a in allowed_helpers))
         verdicts[q] = None if not hit else (f"uses {hit[0]}, which earns nothing here: write it yourself "

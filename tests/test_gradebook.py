@@ -124,3 +124,15 @@ def test_points_come_from_the_checks_and_the_source_check():
     assert "not defined with def" in verdicts["q3"]
     assert source_verdicts({"cells": [{"cell_type": "code", "source": "def h(x):\n    return x"}]}, rules,
                            set())["q2"] is None
+
+
+def test_methods_named_like_dynamic_builtins_are_ordinary_code():
+    """An honest solution with `translator.eval()` scored 0/8 and one with `re.compile(...)` 0/13: the dynamic-code
+    ban matched attribute names. The built-ins themselves still earn nothing."""
+    rules = {"q1": {"defines": ["f"]}}
+    honest = ("import re\nimport torch\nPATTERN = re.compile(r'\\d+')\n"
+              "def f(model, x):\n    model.eval()\n    fast = torch.compile\n    return model(x)\n")
+    assert source_verdicts({"cells": [{"cell_type": "code", "source": honest}]}, rules, set())["q1"] is None
+    for dynamic in ("eval('1')", "compile('1', 'f', 'eval')", "builtins.getattr(x, 'y')", "getattr(x, 'softmax')"):
+        nb = {"cells": [{"cell_type": "code", "source": f"import builtins\ndef f(x):\n    return {dynamic}\n"}]}
+        assert source_verdicts(nb, rules, set())["q1"], f"{dynamic} must still earn nothing"
