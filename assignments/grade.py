@@ -334,7 +334,11 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
             row = {"submission": str(f), "questions": {}, "error": f"student id {ids[f]!r} is shared by "
                    f"{len(seen[ids[f]])} files: {', '.join(p.name for p in seen[ids[f]])}"}
         else:
-            row = grade_one(f, g)
+            try:
+                row = grade_one(f, g)
+            except Exception as e:  # one submission's failure is its own error row, not the run's
+                row = {"submission": str(f), "questions": {},
+                       "error": f"grading this submission failed ({type(e).__name__}); the others are graded"}
         row["student"] = ids[f]
         return row
 

@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import io
 import json
+import math
 import os
 import shutil
 import signal
@@ -163,19 +164,74 @@ def _kill_group(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-def read_results(raw: bytes) -> tuple[dict, dict]:
-    """The harness's zip stream -> (report, arrays). JSON and `.npy` with allow_pickle=False only; raises ValueError."""
+JSON_DEPTH = 32          # the harness's report nests a few levels; a forged "[[[[..." stops here, before parsing
+
+
+def _json_depth(text: bytes) -> int:
+    """The deepest nesting of [ and { in a JSON text, outside strings (a scan: no recursion, no allocation)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:          # backslash
+                escaped = True
+            elif byte == 0x22:          # closing quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):      # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
+def _read_npy(f, stored_bytes: int):
+    """One `.npy` member, after its header says it fits in the bytes that are really there (no object arrays)."""
     import numpy as np
 
+    version = np.lib.format.read_magic(f)
+    read_header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    if version not in read_header:
+        raise ValueError(f"an .npy version {version} the harness does not write")
+    shape, _, dtype = read_header[version](f)
+    if dtype.hasobject:
+        raise ValueError("an array of Python objects")
+    if math.prod(shape) * dtype.itemsize > stored_bytes:
+        raise ValueError(f"an array header announces shape {shape}, more than the {stored_bytes} bytes sent")
+    f.seek(0)
+    return np.lib.format.read_array(f, allow_pickle=False)
+
+
+def read_results(raw: bytes) -> tuple[dict, dict]:
+    """The harness's zip stream -> (report, arrays); raises ValueError for anything else.
+
+    Read with bounds before anything is parsed, so that a forged stream costs this process no more than its own
+    size: stored members only (no compression, so nothing expands), a JSON nesting limit (`JSON_DEPTH`), and `.npy`
+    headers whose shape must fit in the member's bytes; JSON and `.npy` with allow_pickle=False only."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
-        report = json.loads(zf.read("report.json"))
+        members = zf.infolist()
+        packed = [m.filename for m in members if m.compress_type != zipfile.ZIP_STORED]
+        if packed:
+            raise ValueError(f"a compressed member ({packed[0][:40]}); the harness stores its results")
+        if sum(m.file_size for m in members) > len(raw):
+            raise ValueError("members larger than the stream")
+        text = zf.read("report.json")
+        if _json_depth(text) > JSON_DEPTH:
+            raise ValueError(f"the report nests deeper than {JSON_DEPTH} levels")
+        report = json.loads(text)
         arrays = {}
-        for name in zf.namelist():
-            if name.endswith(".npy"):
-                with zf.open(name) as f:
-                    arrays[name[:-4]] = np.lib.format.read_array(f, allow_pickle=False)
-    except (zipfile.BadZipFile, KeyError, OSError, EOFError) as e:
+        for m in members:
+            if m.filename.endswith(".npy"):
+                with zf.open(m) as f:
+                    arrays[m.filename[:-4]] = _read_npy(io.BytesIO(f.read()), m.file_size)
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+    except Exception as e:  # a forged stream may raise anything; it must not stop the run
         raise ValueError(f"not a result stream ({type(e).__name__})") from None
     if not isinstance(report, dict):
         raise ValueError("the report is not a JSON object")

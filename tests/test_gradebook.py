@@ -136,3 +136,65 @@ def test_methods_named_like_dynamic_builtins_are_ordinary_code():
     for dynamic in ("eval('1')", "compile('1', 'f', 'eval')", "builtins.getattr(x, 'y')", "getattr(x, 'softmax')"):
         nb = {"cells": [{"cell_type": "code", "source": f"import builtins\ndef f(x):\n    return {dynamic}\n"}]}
         assert source_verdicts(nb, rules, set())["q1"], f"{dynamic} must still earn nothing"
+
+
+def _stream(members: dict[str, bytes], compression=None) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=compression or zipfile.ZIP_STORED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_forged_result_streams_are_refused_with_bounds_before_parsing():
+    """Each of these aborted a whole grading run (RecursionError, MemoryError) or took 4 GB outside the sandbox."""
+    import io
+    import zipfile
+
+    import numpy as np
+
+    from assignments.sandbox import read_results
+
+    arr = io.BytesIO()
+    np.lib.format.write_array(arr, np.arange(3.0), allow_pickle=False)
+    good = _stream({"report.json": b'{"c1": {"a": "c1"}}', "c1.npy": arr.getvalue()})
+    report, arrays = read_results(good)
+    assert report == {"c1": {"a": "c1"}} and arrays["c1"].tolist() == [0.0, 1.0, 2.0]
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**45,)})
+    forged = {
+        "deep JSON": _stream({"report.json": b"[" * 100000}),
+        "huge .npy header": _stream({"report.json": b"{}", "c1.npy": header.getvalue()}),
+        "compressed whitespace": _stream({"report.json": b" " * 2_000_000 + b"{}"}, zipfile.ZIP_DEFLATED),
+        "not a zip": b"PK\x03\x04 nothing",
+        "a list, not an object": _stream({"report.json": b"[1]"}),
+    }
+    for what, raw in forged.items():
+        with pytest.raises(ValueError):
+            read_results(raw)
+        assert what                                     # each refused with a ValueError, which grading reports
+
+
+def test_a_submission_whose_grading_raises_is_its_own_error_row(monkeypatch, tmp_path):
+    from assignments import grade
+
+    def boom(f, g):
+        if "bad" in str(f):
+            raise RecursionError("forged")
+        return {"submission": str(f), "questions": {"q1": {"score": 2, "possible": 2, "tests": []}}, "error": None}
+
+    monkeypatch.setattr(grade, "grade_one", boom)
+    monkeypatch.setattr(grade, "find_build", lambda a, d: ("a", tmp_path))
+    monkeypatch.setattr(grade, "question_list", lambda p: [])
+    monkeypatch.setattr(grade, "grading_limits", lambda p, limits, overridden: limits)
+    monkeypatch.setattr(grade, "describe", lambda unsafe: "test")
+    monkeypatch.setattr(grade, "Grading", lambda *a: None)
+    for who in ("good", "bad"):
+        (tmp_path / f"{who}.ipynb").write_text("{}")
+    _, rows, _, _ = grade.grade_all("a", [tmp_path], log=lambda _: None, id_pattern=r"(good|bad)")
+    by = {r["student"]: r for r in rows}
+    assert by["good"]["error"] is None and by["good"]["questions"]["q1"]["score"] == 2
+    assert "RecursionError" in by["bad"]["error"]
