@@ -451,18 +451,3 @@ class TinyDecoder(nn.Module):
         for layer in self.layers:
             x, _ = layer(x, mask)
         return self.output(self.norm(x))
-
-
-# Chapter 07 imports these names from here; they live in helpers.experiments (an experiment and its timing,
-# not a Transformer layer). Resolved on first use, because helpers.experiments imports this module.
-_MOVED_TO_EXPERIMENTS = ("CausalDemoResult", "causal_mask_demo", "next_word_accuracy", "next_word_scores",
-                         "generate", "step_time_by_length")
-
-
-def __getattr__(name: str):
-    """`from helpers.transformer import causal_mask_demo` keeps working: the name comes from helpers.experiments."""
-    if name in _MOVED_TO_EXPERIMENTS:
-        from helpers import experiments
-
-        return getattr(experiments, name)
-    raise AttributeError(f"module 'helpers.transformer' has no attribute {name!r}")

@@ -5,6 +5,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from helpers import ROOT
 from helpers.attention import MultiHeadAttention, scaled_dot_product_attention
 from helpers.masks import causal_mask, padding_mask
 from helpers.seq2seq import make_batch
@@ -440,12 +441,13 @@ def test_tiny_decoder_causal_mask_hides_the_future_and_only_then():
         assert same == causal
 
 
-def test_the_moved_experiment_names_still_import_from_here_for_chapter_07():
-    import helpers.experiments
+def test_the_experiments_live_in_helpers_experiments_and_chapter_07_imports_them_from_there():
+    """No module __getattr__ shim: helpers.transformer does not hand out helpers.experiments' names (issue 33)."""
     import helpers.transformer
-    from helpers.transformer import causal_mask_demo, step_time_by_length
 
-    assert causal_mask_demo is helpers.experiments.causal_mask_demo
-    assert step_time_by_length is helpers.experiments.step_time_by_length
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        getattr(helpers.transformer, "nope")  # noqa: B009
+    for name in ("CausalDemoResult", "causal_mask_demo", "next_word_accuracy", "next_word_scores", "generate",
+                 "step_time_by_length"):
+        assert not hasattr(helpers.transformer, name), f"helpers.transformer still hands out {name}"
+    assert not hasattr(helpers.transformer, "__getattr__")
+    source = (ROOT / "notebooks" / "07_self_attention_and_transformer.ipynb").read_text()
+    assert "from helpers.transformer import LearnedPositions, make_transformer, sinusoidal_positions" in source
