@@ -200,12 +200,13 @@ def peak_rss_fresh(n: int, d: int = 64, repeats: int = 3) -> dict[str, int | Non
     import json
     import subprocess
 
-    root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    from helpers import ROOT
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     runs = []
     for _ in range(repeats):
         out = subprocess.run([sys.executable, "-c", _FRESH_RSS, str(n), str(d)], capture_output=True, text=True,
-                             env=env, cwd=root, timeout=600)
+                             env=env, cwd=ROOT, timeout=600)
         if out.returncode != 0:
             raise RuntimeError(f"the fresh RSS measurement failed: {out.stderr[-1500:]}")
         runs.append(json.loads(out.stdout.splitlines()[-1]))
