@@ -4,13 +4,14 @@
     python -m assignments.calibrate_a3 --steps 200 --seeds 0 1 2 3
 
 The grader's check `test_q2_learns_long_sentences` (assignments/decoder_attention/checks.py, the one home of its
-budget) trains the course's small translator with the student's BahdanauDecoder inside the sandbox
-(`harness.train_model`), then translates fresh sentences outside (`checks.translation_bleu`) and requires a BLEU
-of at least GRADING_A3_MIN_BLEU. This script runs those very functions, in this process, on the master's solution
-and on a broken decoder that attends to nothing (a uniform average of the encoder outputs: the fixed-context
-bottleneck), once per seed (the training seed, and a fresh draw of test sentences per seed), and prints each BLEU,
-the CPU time, and the margins: the honest decoder must clear the threshold by at least 5 BLEU on every seed and
-the broken one must stay below it. Re-run it whenever the data, the models or the budget change.
+budget) trains the course's small translator with the student's BahdanauDecoder inside the sandbox, which then
+translates fresh sentences with that decoder (`harness.train_model`), and requires their BLEU
+(`checks.translation_bleu`, outside) to reach GRADING_A3_MIN_BLEU. This script runs those very functions, in this
+process, on the master's solution and on a broken decoder that attends to nothing (a uniform average of the encoder
+outputs: the fixed-context bottleneck), once per seed (the training seed, and a fresh draw of test sentences per
+seed), and prints each BLEU, the CPU time, and the margins: the honest decoder must clear the threshold by at least
+5 BLEU on every seed and the broken one must stay below it. Re-run it whenever the data, the models or the budget
+change.
 """
 from __future__ import annotations
 
@@ -61,11 +62,12 @@ def run_seed(decoder, seed: int, steps: int) -> tuple[float, float]:
     from assignments import harness, judge
 
     checks = judge.load_checks("decoder_attention")
+    pairs = checks.long_sentences(10_000 + seed)
     spec = {"cls": "Decoder", "steps": steps, "seed": seed, "model": checks.MODEL, "batch_size": checks.BATCH,
-            "lr": checks.LR, "max_len": checks.MAX_TRAIN_LEN}
+            "lr": checks.LR, "max_len": checks.MAX_TRAIN_LEN, "translate": [list(pair[0]) for pair in pairs]}
     cpu = time.process_time()
-    state = harness.train_model(spec, {"Decoder": decoder})
-    bleu = checks.translation_bleu({k: v.detach().clone() for k, v in state.items()}, seed=10_000 + seed)
+    got = harness.train_model(spec, {"Decoder": decoder})
+    bleu = checks.translation_bleu(got["translations"], pairs)
     return bleu, time.process_time() - cpu
 
 

@@ -32,13 +32,16 @@ import dataclasses
 import html
 import json
 import re
+import shutil
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
 import nbformat
 
-from assignments import judge
+from assignments import judge, withhold
 from assignments.build import DIST
 from assignments.sandbox import UNSAFE_FLAG, Limits, SandboxUnavailable, describe, run_contained
 
@@ -128,6 +131,52 @@ class Grading:
         self.checks = judge.load_checks(self.name)
         self.points = {q["name"]: q["points"] for q in self.questions if not q["manual"]}
         self.allowed = judge.given_helpers(json.loads((self.folder / "student" / f"{self.name}.ipynb").read_text()))
+        self._copy_root = Path(tempfile.mkdtemp(prefix="grading-helpers-"))
+        # what each sandbox run sees of helpers/: the main run, and each run kept apart (assignments/withhold.py)
+        self.helpers_dirs = {run: withhold.build_copy(self.name, self._copy_root / (run or "main"), run=run)
+                             for run in (None, *withhold.apart_runs(self.name))}
+
+        self._lock = threading.Lock()
+        self._call_limits: dict[str, float] | None = None
+
+    def call_limits(self, plans: list) -> dict[str, float]:
+        """Seconds allowed to each call of the plan: `call_factor` x what the master's solution took for it, at
+        least `call_floor` (measured once per run, in the sandbox, on the same calls); the cell limit where the
+        master could not be timed."""
+        with self._lock:
+            if self._call_limits is None:
+                master = self.folder / "autograder" / f"{self.name}.ipynb"
+                measured = {}
+                if master.is_file():
+                    result = run_all(plans[0], clean_copy(master, self.name), self)
+                    times = result.get("report", {}).get("_seconds", {})
+                    measured = {k: float(v) for k, v in times.items() if isinstance(v, (int, float))}
+                self._call_limits = {
+                    c["id"]: round(max(self.limits.call_floor, self.limits.call_factor * measured[c["id"]]), 1)
+                    if c["id"] in measured else float(self.limits.cell_seconds) for c in plans[0].calls}
+            return self._call_limits
+
+    def close(self) -> None:
+        """Remove the grading copy of the course package."""
+        shutil.rmtree(self._copy_root, ignore_errors=True)
+
+
+def run_all(plan: judge.Plan, nb: dict, g: Grading) -> dict:
+    """Every sandbox run the plan needs (the main one, and each kept apart with its own copy of the course
+    package) on one notebook -> {"report", "arrays"} merged, or {"error"} of the first run that failed."""
+    report: dict = {"_seconds": {}}
+    arrays: dict = {}
+    for run in plan.runs():
+        result = run_contained(plan.files(json.dumps(nb).encode(), g.limits.cell_seconds, run), g.limits, g.unsafe,
+                               helpers_dir=g.helpers_dirs[run])
+        if "error" in result:
+            return result
+        seconds = result["report"].pop("_seconds", {})
+        report["_seconds"].update(seconds if isinstance(seconds, dict) else {})
+        ids = {c["id"] for c in plan.calls if c.get("apart") == run}
+        report.update({k: v for k, v in result["report"].items() if k in ids})   # a run answers for its calls only
+        arrays.update({k: v for k, v in result["arrays"].items() if k.split("/")[0].split(".")[0] in ids})
+    return {"report": report, "arrays": arrays}
 
 
 def grade_one(submission: Path, g: Grading) -> dict:
@@ -145,7 +194,10 @@ def grade_one(submission: Path, g: Grading) -> dict:
     plans += [judge.Plan(g.seed + i, share=plans[0]) for i in range(1, g.draws)]  # one run, several draws
     for plan in plans:
         g.checks.plan(plan)
-    result = run_contained(plans[0].files(json.dumps(nb).encode(), g.limits.cell_seconds), g.limits, g.unsafe)
+    limits = g.call_limits(plans)
+    for call in plans[0].calls:
+        call["seconds"] = limits.get(call["id"], float(g.limits.cell_seconds))
+    result = run_all(plans[0], nb, g)
     if "error" in result:
         row["error"] = result["error"]
         return row
@@ -342,13 +394,16 @@ def grade_all(assignment: str, submissions: list[str | Path], *, dist: Path = DI
         row["student"] = ids[f]
         return row
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for i, row in enumerate(pool.map(work, files), 1):
-            got, out_of = auto_total(row)
-            log(f"  [{i}/{len(files)}] {row['student']}: {row['error'] or f'{_points(got)}/{_points(out_of)}'}")
-            if len({json.dumps(d, sort_keys=True) for d in row.get("draws", [])}) > 1:
-                log(f"    the points of {row['student']} depend on the draw of the hidden inputs: {row['draws']}")
-            rows.append(row)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for i, row in enumerate(pool.map(work, files), 1):
+                got, out_of = auto_total(row)
+                log(f"  [{i}/{len(files)}] {row['student']}: {row['error'] or f'{_points(got)}/{_points(out_of)}'}")
+                if len({json.dumps(d, sort_keys=True) for d in row.get("draws", [])}) > 1:
+                    log(f"    the points of {row['student']} depend on the draw of the hidden inputs: {row['draws']}")
+                rows.append(row)
+    finally:
+        g.close()
     return name, sorted(rows, key=lambda r: _natural(r["student"])), questions, seed
 
 

@@ -5,19 +5,28 @@
 IN_DIR holds `submission.ipynb`, `plan.json` (the calls to make, the limits) and `inputs.npz` (arrays only). The
 harness runs every code cell of the notebook in one in-process IPython shell (a time limit per cell; an error or a
 timeout goes on with the next cell; otter's own cells are skipped: public tests earn nothing here), then makes each
-call of the plan and writes ONE `.npz` stream to RESULT_FD: every returned tensor as an array, and under the key
-`report` the JSON description of every result (values, sequences, "raised", or just a type name). Nothing else is
-sent: no object of the student's, no pickle. The grader outside decides what the data is worth.
+call of the plan in a process forked for that call alone (`call_in_child`: killed at the call's time limit, which
+the grader derives from the master's own times), and writes ONE zip stream to RESULT_FD: every returned tensor as
+an `.npy` array, and `report.json`, the JSON description of every result (values, sequences, "raised", or just a
+type name) and the seconds each call took. Nothing else is sent: no object of the student's, no pickle. The grader
+outside decides what the data is worth.
+
+The harness holds no reference implementation: where a call is graded with the grader's versions of earlier
+questions patched in (no cascading penalties), their source comes in the plan and is compiled in that call's
+process only. The course package it imports is the assignment's grading copy (`assignments/withhold.py`).
 
 This file is standard library plus numpy and torch, and imports nothing of the grader (which is not mounted here).
 Everything in this process is the student's: the grader trusts none of what it writes.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import math
 import os
 import re
+import select
 import signal
 import sys
 import types
@@ -35,18 +44,6 @@ class CellTimeout(BaseException):
 
 def _alarm(signum, frame):
     raise CellTimeout("time limit")
-
-
-def _torch_refs():
-    """Public reference versions of earlier questions, patched in for one call (no cascading penalties)."""
-    import torch
-
-    return {
-        "scores": lambda Q, K: Q @ K.transpose(-2, -1),
-        "softmax": lambda x: torch.softmax(x, dim=-1),
-        "split_heads": lambda X, h: X.reshape(X.shape[0], X.shape[1], h, X.shape[2] // h).transpose(1, 2),
-        "merge_heads": lambda H: H.transpose(1, 2).reshape(H.shape[0], H.shape[2], H.shape[1] * H.shape[3]),
-    }
 
 
 class Encoder:
@@ -109,10 +106,13 @@ def build_object(spec: dict, ns: dict, inputs: dict):
 
 def train_model(spec: dict, ns: dict):
     """The course's translator (sizes `spec["model"]`) with the submission's decoder, trained by the course's loop
-    (`steps`, `batch_size`, `lr`, `seed`) on the training pairs of at most `max_len` source words -> its state dict."""
+    (`steps`, `batch_size`, `lr`, `seed`) on the training pairs of at most `max_len` source words -> its state dict,
+    and, where the spec lists source sentences (`translate`, drawn by the grader), {"state": the state dict,
+    "translations": (n, T) target ids}: the greedy translations made by the submission's own decoder with those
+    weights (<eos> ends each row, <pad> fills it), which the grader scores outside."""
     import torch
 
-    from helpers.seq2seq import make_model
+    from helpers.seq2seq import greedy_translate, make_model
     from helpers.toylang import load_split
     from helpers.training import train
 
@@ -125,7 +125,17 @@ def train_model(spec: dict, ns: dict):
     pairs = [pair for pair in load_split("train") if len(pair[0]) <= spec.get("max_len", 10**6)]
     train(model, pairs, steps=spec["steps"], batch_size=spec.get("batch_size", 64),
           lr=spec.get("lr", 3e-3), seed=spec["seed"], progress=False)
-    return dict(model.state_dict())
+    state = dict(model.state_dict())
+    if not spec.get("translate"):
+        return state
+    with torch.no_grad():
+        hyps, _ = greedy_translate(model, [list(map(str, src)) for src in spec["translate"]])
+    vocab = model.tgt_vocab
+    rows = [vocab.encode(h) + [vocab.eos_id] for h in hyps]
+    ids = torch.full((len(rows), max(map(len, rows))), vocab.pad_id, dtype=torch.int64)
+    for i, row in enumerate(rows):
+        ids[i, :len(row)] = torch.tensor(row, dtype=torch.int64)
+    return {"state": state, "translations": ids}
 
 
 def make_call(call: dict, ns: dict, inputs: dict):
@@ -142,8 +152,9 @@ def make_call(call: dict, ns: dict, inputs: dict):
     fn = getattr(target, call["method"]) if target is not None else ns[call["call"]]
     args = [decode_arg(a, inputs) for a in call.get("args", [])]
     kwargs = {k: decode_arg(v, inputs) for k, v in call.get("kwargs", {}).items()}
-    refs = _torch_refs()
-    patch = {name: refs[ref] for name, ref in call.get("patch", {}).items()}
+    # the grader's reference versions of earlier questions for this call only, sent as source in the plan and
+    # compiled here, in the call's own process: the harness holds no reference of its own
+    patch = {name: eval(source, {"torch": torch}) for name, source in call.get("patch", {}).items()}
     saved = {k: ns[k] for k in patch if k in ns}
     ns.update(patch)
     try:
@@ -192,6 +203,103 @@ def run_notebook(path: str, seconds: int):
     return shell.user_ns
 
 
+def call_in_child(call: dict, ns: dict, inputs: dict, seconds: float) -> tuple[dict, dict, float]:
+    """Make one call of the plan in a process forked for it -> (its report entry, its arrays, seconds taken).
+
+    The child gets the notebook's state as it was after the last cell and nothing a call before it changed; it
+    sends its encoded result over a pipe made for it alone. Past `seconds` it is killed (SIGKILL, which no
+    `except` catches), so a function that sleeps costs its own limit, not the submission's."""
+    import time
+
+    import numpy as np
+
+    start = time.monotonic()
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError:  # no process left (the notebook used them all up): the call is made here, with an alarm
+        return (*call_here(call, ns, inputs, seconds), time.monotonic() - start)
+    if pid == 0:  # the child: one call, one encoded answer, then gone
+        os.close(read_end)
+        code = 0
+        try:
+            enc = Encoder()
+            try:
+                entry = enc.encode(make_call(call, ns, inputs), call["id"])
+            except BaseException as e:
+                entry = raised(e)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(pack({"entry": entry}, enc.arrays))
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(write_end)
+    chunks, size = [], 0
+    deadline = start + seconds
+    with os.fdopen(read_end, "rb", buffering=0) as f:
+        while (left := deadline - time.monotonic()) > 0 and select.select([f], [], [], left)[0]:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > SEND_LIMIT:
+                break
+            chunks.append(chunk)
+    timed_out = time.monotonic() >= deadline
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    elapsed = time.monotonic() - start
+    if timed_out:
+        return {"raised": "TimeoutError", "message": f"time limit ({seconds:g} s)"}, {}, elapsed
+    if size > SEND_LIMIT:
+        return {"type": "too large"}, {}, elapsed
+    try:
+        with zipfile.ZipFile(io.BytesIO(b"".join(chunks))) as zf:
+            entry = json.loads(zf.read("report.json"))["entry"]
+            arrays = {m[:-4]: np.load(io.BytesIO(zf.read(m)), allow_pickle=False)
+                      for m in zf.namelist() if m.endswith(".npy")}
+    except Exception:
+        return {"raised": "SystemExit", "message": "the call ended without a result"}, {}, elapsed
+    return entry, arrays, elapsed
+
+
+def raised(e: BaseException) -> dict:
+    """A report entry for an exception: its type's name, message, and the built-in exceptions it is a kind of."""
+    import builtins
+
+    kinds = [c.__name__ for c in type(e).__mro__ if getattr(builtins, c.__name__, None) is c][:8]
+    return {"raised": type(e).__name__[:40], "message": str(e)[:200], "is": kinds}
+
+
+def call_here(call: dict, ns: dict, inputs: dict, seconds: float) -> tuple[dict, dict]:
+    """One call in this process (where no child can be forked): an alarm at its time limit -> (entry, arrays)."""
+    enc = Encoder()
+    signal.alarm(max(1, math.ceil(seconds)))
+    try:
+        entry = enc.encode(make_call(call, ns, inputs), call["id"])
+    except CellTimeout:
+        entry = {"raised": "TimeoutError", "message": f"time limit ({seconds:g} s)"}
+    except BaseException as e:
+        entry = raised(e)
+    finally:
+        signal.alarm(0)
+    return entry, enc.arrays
+
+
+def pack(report: dict, arrays: dict) -> bytes:
+    """One zip stream (stored members): `report.json` and an `.npy` per array."""
+    import numpy as np
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("report.json", json.dumps(report))
+        for key, arr in arrays.items():
+            with zf.open(f"{key}.npy", "w") as f:
+                np.lib.format.write_array(f, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
 def main(argv: list[str]) -> int:
     in_dir, fd = argv[0], int(argv[1])
     out = os.fdopen(os.dup(fd), "wb")
@@ -203,25 +311,21 @@ def main(argv: list[str]) -> int:
     with np.load(os.path.join(in_dir, "inputs.npz"), allow_pickle=False) as z:
         inputs = {k: z[k] for k in z.files}
     ns = run_notebook(os.path.join(in_dir, "submission.ipynb"), plan["cell_seconds"])
-    enc, report = Encoder(), {}
+    report, arrays, seconds, timed_out = {}, {}, {}, set()
     for call in plan["calls"]:
-        signal.alarm(plan.get("call_seconds", plan["cell_seconds"]))
-        try:
-            result = enc.encode(make_call(call, ns, inputs), call["id"])
-        except CellTimeout:
-            result = {"raised": "TimeoutError", "message": "time limit"}
-        except BaseException as e:
-            result = {"raised": type(e).__name__[:40], "message": str(e)[:200]}
-        finally:
-            signal.alarm(0)
-        report[call["id"]] = result
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("report.json", json.dumps(report))
-        for key, arr in enc.arrays.items():
-            with zf.open(f"{key}.npy", "w") as f:
-                np.lib.format.write_array(f, arr, allow_pickle=False)
-    out.write(buf.getvalue())
+        name = call.get("call") or call.get("method") or call.get("value") or "train"
+        if name in timed_out:  # a function that ran past its limit once is not waited for again
+            report[call["id"]] = {"raised": "TimeoutError", "message": f"{name} ran past its time limit before"}
+            continue
+        limit = call.get("seconds", plan.get("call_seconds", plan["cell_seconds"]))
+        entry, got, seconds[call["id"]] = call_in_child(call, ns, inputs, limit)
+        if entry.get("raised") == "TimeoutError":
+            timed_out.add(name)
+        if sum(a.nbytes for a in arrays.values()) + sum(a.nbytes for a in got.values()) > SEND_LIMIT:
+            entry, got = {"type": "too large"}, {}
+        report[call["id"]], arrays = entry, {**arrays, **got}
+    report["_seconds"] = seconds
+    out.write(pack(report, arrays))
     out.close()
     return 0
 

@@ -12,6 +12,7 @@ Its `RULES` say, per question, what must be written by the student (`defines`) a
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import importlib.util
 import json
@@ -30,7 +31,33 @@ DYNAMIC_BUILTINS = {"eval", "exec", "compile", "__import__", "getattr", "setattr
 DYNAMIC = DYNAMIC_BUILTINS | {
            "importlib", "builtins", "__builtins__", "__dict__", "__globals__", "__code__", "__class__",
            "__subclasses__", "__getattribute__", "ctypes", "inspect", "gc", "sys.modules", "_getframe", "f_globals",
-           "f_locals", "__wrapped__", "marshal", "pickle", "FunctionType", "CodeType"}
+           "f_locals", "__wrapped__", "marshal", "pickle", "FunctionType", "CodeType",
+           # names looked up from strings, code run from strings or in another process
+           "pkgutil", "resolve_name", "import_module", "attrgetter", "methodcaller", "runpy", "subprocess",
+           "os.system", "os.popen", "os.execv", "os.execve", "os.spawnv", "multiprocessing", "signal.getsignal",
+           "code.interact", "codeop", "string-run-as-code"}
+# torch's internals, which expose every built-in under other names (torch.ops.aten._softmax, torch._C._nn,
+# torch._refs.softmax ...): no honest solution needs them, so any question using them earns nothing.
+BACKDOORS = {"torch.ops", "torch._C", "torch._refs", "torch._prims", "torch._decomp", "torch._ops", "torch._VF",
+             "torch.library", "_VariableFunctions"}
+# Synonyms of the built-ins a question may forbid (the attacks of issue 31 used each of these).
+SOFTMAX_FAMILY = ("softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
+                  "Categorical", "OneHotCategorical", "RelaxedOneHotCategorical", "_softmax", "_log_softmax",
+                  "_safe_softmax")
+ATTENTION_FAMILY = ("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward",
+                    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+                    "TransformerDecoderLayer", "_scaled_dot_product_attention_math",
+                    "_native_multi_head_attention")
+# IPython's ways to run code given as a string. A literal string is parsed and checked as code (so `%timeit f(x)`
+# and a `%%capture` cell are ordinary code); a string built at run time is dynamic code.
+CODE_RUNNERS = {"run_cell", "run_line_magic", "run_cell_magic", "ex", "ev", "run_code", "run_source",
+                "runcode", "run_ast_nodes", "safe_execfile", "safe_run_module", "system", "getoutput",
+                "system_piped", "system_raw"}
+SHELL_RUNNERS = {"system", "getoutput", "system_piped", "system_raw"}  # `!cmd`, `x = !cmd`
+SHELL_CODE = r"python|pypy|perl|ruby|node|\b(?:ba|z|k|c|tc)?sh\b|\.py\b|exec|eval|source|\$\(|`"
+# magics whose code runs elsewhere or comes from a file: dynamic whatever their text
+FOREIGN_MAGICS = {"run", "load", "script", "python", "python2", "python3", "bash", "sh", "system", "sx", "pypy",
+                  "perl", "ruby", "macro", "rerun", "recall", "load_ext", "reload_ext", "prun", "debug"}
 # The course's reference implementations and the task's generator: using a name of these modules that the student
 # notebook itself does not import (its given code) earns nothing.
 REFERENCE_MODULES = ("helpers.attention", "helpers.seq2seq", "helpers.toylang", "helpers.transformer",
@@ -38,11 +65,27 @@ REFERENCE_MODULES = ("helpers.attention", "helpers.seq2seq", "helpers.toylang", 
                      "helpers.metrics", "helpers.widgets", "helpers.tables")
 
 
-class Raised:
-    """The submission's code raised: the exception's type name and message (plain strings from the sandbox)."""
+# The grader's versions of earlier questions, patched into the notebook for one call (`Plan.call(patch=...)`): a
+# wrong softmax costs its own question only. Sent as source in the plan and compiled in that call's process.
+REFERENCES = {
+    "scores": "lambda Q, K: Q @ K.transpose(-2, -1)",
+    "softmax": "lambda x: torch.softmax(x, dim=-1)",
+    "split_heads": "lambda X, h: X.reshape(X.shape[0], X.shape[1], h, X.shape[2] // h).transpose(1, 2)",
+    "merge_heads": "lambda H: H.transpose(1, 2).reshape(H.shape[0], H.shape[2], H.shape[1] * H.shape[3])",
+}
 
-    def __init__(self, kind: str, message: str):
+
+class Raised:
+    """The submission's code raised: the exception's type name and message (plain strings from the sandbox), and
+    the built-in exceptions it is a kind of (a student's `class WeightError(ValueError)` is a ValueError)."""
+
+    def __init__(self, kind: str, message: str, kinds=()):
         self.kind, self.message = str(kind)[:40], str(message)[:200]
+        self.kinds = {str(k)[:40] for k in (kinds if isinstance(kinds, list) else [])[:8]} | {self.kind}
+
+    def is_a(self, name: str) -> bool:
+        """The exception is a `name` (ValueError, ...) or a subclass of it."""
+        return name in self.kinds
 
     def __repr__(self):
         return f"Raised({self.kind})"
@@ -98,13 +141,26 @@ class Plan:
 
     def _add(self, entry: dict) -> str:
         entry["id"] = f"c{len(self.calls)}"
+        if getattr(self, "_apart", None):
+            entry["apart"] = self._apart
         self.calls.append(entry)
         return entry["id"]
 
+    @contextlib.contextmanager
+    def apart(self, run: str):
+        """The calls registered inside run in a sandbox of their own, whose copy of the course package also has
+        the stubs `withheld.txt` lists under `apart <run>` (assignments/withhold.py)."""
+        self._apart = run
+        try:
+            yield self
+        finally:
+            self._apart = None
+
     def call(self, fn: str, *args, patch: dict | None = None, **kwargs) -> str:
-        """Call the submission's function `fn` (patch: names -> harness references, for the call only)."""
+        """Call the submission's function `fn` (patch: names -> keys of `REFERENCES`, for the call only)."""
         return self._add({"call": fn, "args": self._encode(list(args)),
-                          "kwargs": {k: self._encode(v) for k, v in kwargs.items()}, "patch": patch or {}})
+                          "kwargs": {k: self._encode(v) for k, v in kwargs.items()},
+                          "patch": {name: REFERENCES[ref] for name, ref in (patch or {}).items()}})
 
     def method(self, cls: str, init: tuple, init_kwargs: dict, state: dict, method: str, *args, double: bool = False,
                **kwargs) -> str:
@@ -119,23 +175,39 @@ class Plan:
         """The value of a top-level name of the notebook."""
         return self._add({"value": name})
 
-    def train(self, cls: str, steps: int, seed: int, **spec) -> str:
-        """Train the course's translator with the submission's decoder class -> its state dict (arrays); `spec`:
-        `model` (make_model's sizes), `batch_size`, `lr` (see harness.train_model). Made once per sandbox run."""
+    def train(self, cls: str, steps: int, seed: int, translate: list | None = None, **spec) -> tuple[str, int]:
+        """Train the course's translator with the submission's decoder class; `spec`: `model` (make_model's sizes),
+        `batch_size`, `lr` (see harness.train_model). `translate`: source sentences (token lists) that the trained
+        model translates in the sandbox with the submission's own decoder. Made once per sandbox run: draws that
+        ask for the same training share it, each adding its sentences -> (call id, index of this draw's first
+        sentence in the returned translations)."""
         entry = {"train": {"cls": cls, "steps": steps, "seed": seed, **spec}}
-        same = [c["id"] for c in self.calls if c.get("train") == entry["train"]]
-        return same[0] if same else self._add(entry)
+        for c in self.calls:
+            if c.get("train") and {k: v for k, v in c["train"].items() if k != "translate"} == entry["train"]:
+                start = len(c["train"].get("translate", []))
+                c["train"].setdefault("translate", []).extend(translate or [])
+                return c["id"], start
+        if translate:
+            entry["train"]["translate"] = list(translate)
+        return self._add(entry), 0
 
     def check(self, question: str, name: str, judge: Callable, public: bool = False) -> None:
         self.checks.append(Check(question, name, judge, public))
 
-    def files(self, notebook: bytes, cell_seconds: int) -> dict[str, bytes]:
-        """The files the sandbox gets: the notebook, the plan (calls only) and the input arrays."""
+    def runs(self) -> list[str | None]:
+        """The sandbox runs this plan needs: None (the main one) and each run kept apart, in order."""
+        return list(dict.fromkeys(c.get("apart") for c in self.calls))
+
+    def files(self, notebook: bytes, cell_seconds: int, run: str | None = None) -> dict[str, bytes]:
+        """The files one sandbox run gets: the notebook, the plan (that run's calls only) and the input arrays it
+        needs."""
         import io
 
+        calls = [c for c in self.calls if c.get("apart") == run]
+        used = set(re.findall(r'"a": "(in\d+)"', json.dumps(calls)))
         buf = io.BytesIO()
-        np.savez(buf, **self.inputs)
-        plan = {"cell_seconds": cell_seconds, "calls": self.calls}
+        np.savez(buf, **{k: v for k, v in self.inputs.items() if k in used})
+        plan = {"cell_seconds": cell_seconds, "calls": calls}
         return {"submission.ipynb": notebook, "plan.json": json.dumps(plan).encode(), "inputs.npz": buf.getvalue()}
 
 
@@ -158,7 +230,7 @@ def decode(entry, arrays: dict):
     if "map" in entry and isinstance(entry["map"], dict):
         return {str(k): decode(v, arrays) for k, v in entry["map"].items()}
     if "raised" in entry:
-        return Raised(entry.get("raised", "?"), entry.get("message", ""))
+        return Raised(entry.get("raised", "?"), entry.get("message", ""), entry.get("is", []))
     return Foreign(entry.get("type", "unknown"))
 
 
@@ -228,8 +300,38 @@ class _Refs(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node):
-        if isinstance(node.value, str) and re.fullmatch(r"[\w.]{1,60}", node.value):
-            self.found.add(node.value)
+        if isinstance(node.value, str):
+            for piece in node.value.split(":"):  # "helpers.attention:softmax" (pkgutil's form) too; not prose
+                if re.fullmatch(r"[\w.]{1,60}", piece):
+                    self.found.add(piece)
+
+    def visit_Call(self, node):
+        """A string run as code by IPython (a magic, `run_cell`): parsed and visited as code when it is a literal,
+        dynamic code when it is built at run time or runs elsewhere (`%run`, `%%bash`, `!`)."""
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        if name in CODE_RUNNERS:
+            args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in node.args]
+            if len(args) != len(node.args) or None in args or node.keywords or not args:
+                self.found.add("string-run-as-code")
+            elif name in ("run_line_magic", "run_cell_magic") and args[0] in FOREIGN_MAGICS \
+                    or name in ("safe_execfile", "safe_run_module"):
+                self.found.add("string-run-as-code")
+            elif name in SHELL_RUNNERS:  # `!ls` is harmless; `!python -c ...` computes where no check looks
+                if re.search(SHELL_CODE, args[-1]):
+                    self.found.add("string-run-as-code")
+            else:
+                self._visit_code(args[-1])
+        self.generic_visit(node)
+
+    def _visit_code(self, text: str) -> None:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        try:
+            tree = ast.parse(TransformerManager().transform_cell(text))
+        except (SyntaxError, ValueError):  # not Python (a %%html cell, `%matplotlib inline`'s word): nothing runs
+            return
+        self.aliases.update(_aliases(tree))
+        self.visit(tree)
 
     def visit_Import(self, node):
         for a in node.names:
@@ -281,7 +383,13 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
     A question's code is the top-level functions and classes it `defines`, every top-level function or class they
     refer to (transitively), and all module-level code (which runs before any call). `defines` must be bound by
     `def`/`class` only (not imported, not assigned). Banned: the question's `banned` names, dynamic code
-    (`DYNAMIC`), and names of the course's reference modules that the handed-out notebook does not use itself."""
+    (`DYNAMIC`, strings run as code that are not literals) and torch's internals (`BACKDOORS`) anywhere; the
+    question's `banned` names and the names of the course's reference modules that the handed-out notebook does
+    not use itself in the question's code and in the module-level code that feeds it (`_feeding`: a statement that
+    may change a name the question's code reads, with the functions it calls). A module-level `print` that
+    compares with the built-in or the course's version feeds nothing and costs nothing (and the sandbox's copy of
+    the package has no reference anyway, `assignments/withhold.py`). Literal strings that IPython runs as code
+    (`%time ...`, a `%%capture` cell, `get_ipython().run_cell("...")`) are read as code."""
     tree, _ = notebook_source(nb)
     aliases = _aliases(tree)
     defs: dict[str, ast.AST] = {}
@@ -301,7 +409,9 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
             if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store):
                 other_bindings[target.id] = "assigned"
         module_level.append(node)
-    module_refs = _refs([n for n in module_level if not isinstance(n, (ast.Import, ast.ImportFrom))], aliases)
+    module_level = [n for n in module_level if not isinstance(n, (ast.Import, ast.ImportFrom))]
+    imported = {name for name, how in other_bindings.items() if how == "imported"}
+    module_refs = _refs(module_level, aliases)
     verdicts = {}
     for q, rule in rules.items():
         missing = [n for n in rule.get("defines", []) if n not in defs]
@@ -318,14 +428,84 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
                 continue
             seen.add(n)
             todo += [r for r in _refs([defs[n]], aliases) if r in defs]
-        found = _refs([defs[n] for n in seen], aliases) | module_refs
+        graded = _refs([defs[n] for n in seen], aliases)
+        found = graded | _refs(_feeding(module_level, graded, defs, imported), aliases)
         hit = [b for b in rule.get("banned", []) if _matches(found, b)]
-        hit += [b for b in sorted(DYNAMIC) if (_is_builtin(found, b) if b in DYNAMIC_BUILTINS else _matches(found, b))]
+        anywhere = graded | module_refs  # dynamic code and torch's internals count wherever they are
+        hit += [b for b in sorted(DYNAMIC)
+                if (_is_builtin(anywhere, b) if b in DYNAMIC_BUILTINS else _matches(anywhere, b))]
+        hit += [b for b in sorted(BACKDOORS) if _matches(anywhere, b)]
         hit += sorted(r for r in found if r.startswith(REFERENCE_MODULES) and r not in allowed_helpers
                       and not any(a.startswith(r + ".") for a in allowed_helpers))
-        verdicts[q] = None if not hit else (f"uses {hit[0]}, which earns nothing here: write it yourself "
-                                            f"(the source check, not a test, found this)")
+        verdicts[q] = None if not hit else _verdict(hit[0])
     return verdicts
+
+
+def _code_of(node: ast.AST) -> list[ast.AST]:
+    """A statement and the code of the literal strings IPython runs for it (a magic's text, a run_cell)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    out = [node]
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in CODE_RUNNERS \
+                and call.args and isinstance(call.args[-1], ast.Constant) and isinstance(call.args[-1].value, str):
+            try:
+                out.append(ast.parse(TransformerManager().transform_cell(call.args[-1].value)))
+            except (SyntaxError, ValueError):
+                pass
+    return out
+
+
+def _changed_names(nodes: list[ast.AST], imported: set[str]) -> set[str]:
+    """Names a piece of code may change: assigned, the base of an attribute or item it stores, the object of a
+    method it calls (R.update(...)), except modules it only calls into (torch.manual_seed(0) changes no name)."""
+    names = set()
+    for node in (n for tree in nodes for n in ast.walk(tree)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                names.add(base.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id not in imported:
+            names.add(node.func.value.id)
+    return names
+
+
+def _feeding(module_level: list[ast.AST], graded: set[str], defs: dict, imported: set[str]) -> list[ast.AST]:
+    """The module-level statements that may change a name the graded code reads, with every function they call:
+    a `print(torch.softmax(x))` that compares with the built-in feeds nothing, `f = torch.softmax` (even inside a
+    magic) and `_fetch()` whose body fills a dict the graded code reads do."""
+    reads = {r[5:] for r in graded if r.startswith("name:")}
+    out = []
+    for node in module_level:
+        code = _code_of(node)
+        called, todo = [], [r[5:] for r in _refs(code, {}) if r.startswith("name:") and r[5:] in defs]
+        while todo:
+            n = todo.pop()
+            if n not in [c.name for c in called]:
+                called.append(defs[n])
+                todo += [r[5:] for r in _refs([defs[n]], {}) if r.startswith("name:") and r[5:] in defs]
+        changed = _changed_names(code, imported)
+        for fn in called:  # a function changes what it declares global and the objects it mutates, not its locals
+            own = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} if hasattr(fn, "args") else set()
+            own |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            declared = {name for n in ast.walk(fn) if isinstance(n, ast.Global) for name in n.names}
+            changed |= (_changed_names([fn], imported) - own) | declared
+        if changed & reads:
+            out += [*code, *called]
+    return out
+
+
+def _verdict(hit: str) -> str:
+    """Why a question's source earns nothing, naming what was found."""
+    if hit == "string-run-as-code":
+        return ("runs code from a string built while the notebook runs (or in another program), which the source "
+                "check cannot read: write it as code (the source check, not a test, found this)")
+    return f"uses {hit}, which earns nothing here: write it yourself (the source check, not a test, found this)"
 
 
 # ------------------------------------------------------------------------------------------------- scoring

@@ -26,12 +26,14 @@ import io
 import json
 import math
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -57,12 +59,18 @@ class Limits:
     processes: int = 256
     folder_bytes: int = 512 << 20
     result_bytes: int = 96 << 20
+    # memory and processes of the whole submission (a cgroup, where the machine lets the grader make one)
+    total_memory_bytes: int = 6 << 30
+    # each call of the plan may take `call_factor` times what the master's solution took for it, at least
+    # `call_floor` seconds (grade.call_limits; the harness kills a call at its limit)
+    call_factor: float = 20.0
+    call_floor: float = 3.0
 
 
-def sandbox_env(home: str) -> dict:
-    """The environment inside: a fixed PATH, HOME, the course on PYTHONPATH, one thread, and the course's pinned
-    CPU kernels (`helpers.pinning.pinned_env`: ATEN_CPU_CAPABILITY, MKL_CBWR, oneDNN ISA)."""
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8",
+def sandbox_env(home: str, root: Path = ROOT) -> dict:
+    """The environment inside: a fixed PATH, HOME, the course (`root`) on PYTHONPATH, one thread, and the course's
+    pinned CPU kernels (`helpers.pinning.pinned_env`: ATEN_CPU_CAPABILITY, MKL_CBWR, oneDNN ISA)."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "PYTHONPATH": str(root), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "TMPDIR": "/tmp", "OMP_NUM_THREADS": "1",
            "MPLCONFIGDIR": f"{home}/.matplotlib", "IPYTHONDIR": f"{home}/.ipython"}
     try:
@@ -76,12 +84,17 @@ def _ancestors(path: Path) -> list[Path]:
     return [p for p in reversed(path.parents) if p != Path("/")]
 
 
-def bwrap_command(in_dir: Path, limits: Limits, fd: int = 3, inner: list[str] | None = None) -> list[str]:
+def bwrap_command(in_dir: Path, limits: Limits, fd: int = 3, inner: list[str] | None = None,
+                  helpers_dir: Path | None = None) -> list[str]:
     """The bwrap command line that runs the harness on `in_dir` (mounted read-only at /grader/in), writing its
-    results to the inherited file descriptor `fd` (`inner`: another command instead, for the probe)."""
+    results to the inherited file descriptor `fd` (`inner`: another command instead, for the probe).
+
+    `helpers_dir`: the assignment's grading copy of the course package (`assignments/withhold.py`), mounted where
+    the course's own `helpers/` would be, so that the sandbox never sees the course's references."""
     python = Path(sys.executable)
     binds = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, ROOT / "helpers", ROOT / "data")}
     binds = sorted(b for b in binds if not str(b).startswith(("/usr/", "/etc/")))
+    sources = {(ROOT / "helpers").resolve(): Path(helpers_dir).resolve()} if helpers_dir else {}
     cmd = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
            "--die-with-parent", "--new-session", "--clearenv",
            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
@@ -100,7 +113,7 @@ def bwrap_command(in_dir: Path, limits: Limits, fd: int = 3, inner: list[str] | 
             if a not in made:
                 cmd += ["--perms", "0755", "--dir", str(a)]
                 made.add(a)
-        cmd += ["--ro-bind", str(b), str(b)]
+        cmd += ["--ro-bind", str(sources.get(b, b)), str(b)]
     cmd += ["--perms", "0755", "--dir", "/grader", "--ro-bind", str(HARNESS), "/grader/harness.py",
             "--ro-bind", str(in_dir), "/grader/in", "--chdir", "/sub"]
     for k, v in sandbox_env("/sub").items():
@@ -118,6 +131,92 @@ def prlimit_prefix(limits: Limits) -> list[str]:
     """`prlimit` with the submission's limits (inherited through bwrap by everything the notebook starts)."""
     return ["prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.submission_seconds}",
             f"--fsize={limits.file_bytes}", f"--nproc={limits.processes}", "--core=0", "--"]
+
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def _own_cgroups() -> dict[str, Path]:
+    """This process's cgroup folders: {"v2": path} on a unified hierarchy, else {"memory": ..., "pids": ...} (v1)."""
+    found = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and controllers == "" and (CGROUP_ROOT / "cgroup.controllers").is_file():
+            found["v2"] = CGROUP_ROOT / path.lstrip("/")
+        for name in controllers.split(","):
+            if name in ("memory", "pids"):
+                found[name] = CGROUP_ROOT / name / path.lstrip("/")
+    return found
+
+
+class SubmissionCgroup:
+    """A cgroup per submission, made before it starts and removed after: memory and process count for the whole
+    sandbox, not per process (`prlimit` limits each process: 3 children could hold 3 x 6 GB). cgroup v2's
+    `memory.max`/`pids.max`, or v1's `memory.limit_in_bytes`/`pids.max`. `procs` lists the `cgroup.procs` files a
+    process writes its pid into to join; empty where no hierarchy is writable (then only `prlimit` applies)."""
+
+    def __init__(self, limits: Limits, name: str | None = None):
+        import uuid
+
+        self.folders: list[Path] = []
+        self.why_not = None
+        name = name or f"grade-{uuid.uuid4().hex[:12]}"
+        own = _own_cgroups()
+        try:
+            if "v2" in own and "memory" not in own:
+                folder = own["v2"] / name
+                folder.mkdir()
+                self.folders.append(folder)
+                (folder / "memory.max").write_text(str(limits.total_memory_bytes))
+                (folder / "memory.swap.max").write_text("0") if (folder / "memory.swap.max").exists() else None
+                (folder / "pids.max").write_text(str(limits.processes))
+            elif "memory" in own and "pids" in own:
+                for controller, settings in (("memory", {"memory.limit_in_bytes": limits.total_memory_bytes}),
+                                             ("pids", {"pids.max": limits.processes})):
+                    folder = own[controller] / name
+                    folder.mkdir()
+                    self.folders.append(folder)
+                    for key, value in settings.items():
+                        (folder / key).write_text(str(value))
+            else:
+                self.why_not = "no cgroup hierarchy with memory and pids controllers"
+        except OSError as e:
+            self.why_not = f"cannot make a cgroup here ({e.strerror or type(e).__name__})"
+            self.remove()
+
+    @property
+    def procs(self) -> list[Path]:
+        return [f / "cgroup.procs" for f in self.folders]
+
+    def wrap(self, cmd: list[str]) -> list[str]:
+        """`cmd` started by a shell that first moves itself into the cgroup, so that every process it makes is
+        counted from the start."""
+        if not self.folders:
+            return cmd
+        join = " && ".join(f"echo $$ > {shlex.quote(str(p))}" for p in self.procs)
+        return ["/bin/sh", "-c", f'{join} && exec "$@"', "sh", *cmd]
+
+    def remove(self) -> None:
+        """Kill whatever is left in the cgroup and remove it."""
+        for folder in reversed(self.folders):
+            for _ in range(50):
+                try:
+                    pids = [int(x) for x in (folder / "cgroup.procs").read_text().split()]
+                except OSError:
+                    pids = []
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                try:
+                    folder.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+        self.folders = []
 
 
 _STATUS: dict[str, str | None] = {}
@@ -149,7 +248,12 @@ def describe(unsafe: bool) -> str:
     why = bwrap_problem()
     if why is None:
         who = "user nobody" if os.geteuid() == 0 else "your user id (run as root to grade as nobody)"
-        return f"bubblewrap ({shutil.which('bwrap')}): no network, read-only system, own /sub and /tmp, {who}"
+        probe = SubmissionCgroup(Limits())
+        probe.remove()
+        whole = ("a cgroup per submission (memory, processes)" if probe.why_not is None else
+                 f"limits per process only ({probe.why_not})")
+        return (f"bubblewrap ({shutil.which('bwrap')}): no network, read-only system, own /sub and /tmp, {who}, "
+                f"{whole}")
     if unsafe:
         return f"NONE ({UNSAFE_FLAG}): {why}. Submissions run with your user id and can read and change your files"
     raise SandboxUnavailable(f"{why}. Grading untrusted notebooks needs a sandbox; install bubblewrap, or pass "
@@ -238,13 +342,17 @@ def read_results(raw: bytes) -> tuple[dict, dict]:
     return report, arrays
 
 
-def run_contained(files: dict[str, bytes], limits: Limits = Limits(), unsafe: bool = False) -> dict:
-    """Run the harness on `files` (name -> bytes) in a sandbox -> {"report", "arrays"} or {"error": str}."""
+def run_contained(files: dict[str, bytes], limits: Limits = Limits(), unsafe: bool = False,
+                  helpers_dir: Path | None = None) -> dict:
+    """Run the harness on `files` (name -> bytes) in a sandbox -> {"report", "arrays"} or {"error": str}.
+
+    `helpers_dir`: the grading copy of the course package the harness imports instead of the course's own
+    (`assignments/withhold.py`; its parent also holds a link to `data/`)."""
     contained = bwrap_problem() is None
     if not contained and not unsafe:
         describe(unsafe)  # raises SandboxUnavailable
     in_dir = Path(tempfile.mkdtemp(prefix="grade-in-"))
-    home = None
+    home = cgroup = None
     try:
         for name, data in files.items():
             (in_dir / name).write_bytes(data)
@@ -253,12 +361,14 @@ def run_contained(files: dict[str, bytes], limits: Limits = Limits(), unsafe: bo
             os.chmod(p, 0o644)
         read_end, write_end = os.pipe()
         if contained:
-            cmd = [*prlimit_prefix(limits), *bwrap_command(in_dir, limits, fd=write_end)]
+            cmd = [*prlimit_prefix(limits), *bwrap_command(in_dir, limits, fd=write_end, helpers_dir=helpers_dir)]
             env, cwd = {"PATH": "/usr/bin:/bin"}, "/"
         else:
             home = tempfile.mkdtemp(prefix="grade-home-")
             cmd = [*prlimit_prefix(limits), sys.executable, "-P", str(HARNESS), str(in_dir), str(write_end)]
-            env, cwd = sandbox_env(home), home
+            env, cwd = sandbox_env(home, Path(helpers_dir).parent if helpers_dir else ROOT), home
+        cgroup = SubmissionCgroup(limits)
+        cmd = cgroup.wrap(cmd)
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, pass_fds=(write_end,), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         os.close(write_end)
@@ -308,6 +418,8 @@ def run_contained(files: dict[str, bytes], limits: Limits = Limits(), unsafe: bo
             return {"error": f"the results are not valid: {e}"}
         return {"report": report, "arrays": arrays}
     finally:
+        if cgroup is not None:
+            cgroup.remove()
         shutil.rmtree(in_dir, ignore_errors=True)
         if home:
             shutil.rmtree(home, ignore_errors=True)

@@ -144,8 +144,59 @@ for top in ("/", ):
 def attention_scores(Q, K):
     raise ValueError(f"found: {found[:3]}")
 '''
+# Issue 31: the course's own references fetched where the source check did not follow (a helper def called at
+# module level, a line magic, a %%capture cell, a string run as code, pkgutil.resolve_name in a graded def). Cells
+# are separated by "# %% cell". Before issue 31 these earned 13/13 on attention_by_hand. Two layers stop them now,
+# each on its own (both measured by grading these notebooks with one layer removed): the sandbox's copy of the
+# course package has none of these modules (assignments/withhold.py, tests/test_withhold.py), and the source check
+# reads the code of literal magics and follows the module-level code that feeds a graded function.
+FETCH = '''
+import pkgutil
+R = {}
+# %% cell
+%time R.setdefault("A", __import__("helpers.attention", fromlist=["softmax"]))
+# %% cell
+%%capture
+import helpers.masks as _m
+R.setdefault("M", _m)
+# %% cell
+get_ipython().run_cell("import helpers.cost as _c; R.setdefault('C', _c)")
+# %% cell
+def _fetch():                  # a helper def called at module level: the source check never walked into it
+    import helpers.attention as A
+    import helpers.cost as C
+    import helpers.masks as M
+    R.update(A=A, C=C, M=M)
+    R.update(WRAPPERS)
+_fetch()
+'''
+
+
+def fetch(wrappers: str, graded: str) -> str:
+    """FETCH with the assignment's wrappers (the body of a def called at module level) and its graded cell."""
+    return (FETCH.replace("    R.update(WRAPPERS)\n", "    R.update(_wrappers())\n")
+            .replace("_fetch()\n", "def _wrappers():" + wrappers + "_fetch()\n# %% cell\n", 1) + graded)
+
+
 ATTACKS = {
     "attention_by_hand": {
+        "fetch_reference": fetch('''
+    import helpers.attention as A
+    import helpers.masks as M
+    return {"scores": lambda Q, K: A.DotProductAttention().score(Q[None], K[None])[0], "normalise": A.softmax,
+            "mask": M.causal_mask, "attend": A.scaled_dot_product_attention}
+''', '''
+def attention_scores(Q, K):
+    return R["scores"](Q, K)
+def stable_softmax(x):
+    return R["normalise"](x)
+def attend(Q, K, V):
+    return pkgutil.resolve_name("helpers.attention:scaled_dot_product_attention")(Q, K, V)
+def causal_mask(n):
+    return R["mask"](n)
+def masked_attend(Q, K, V, mask):
+    return R["attend"](Q, K, V, mask=mask)
+'''),
         **ATTACK_ON_JUDGING,
         "lookalike": LOOKALIKE + '''
 def attention_scores(Q, K):
@@ -160,6 +211,28 @@ def masked_attend(Q, K, V, mask):
     return Anything(), Anything()
 ''',
         "read_secrets": READ_SECRETS,
+        # every function sleeps and shrugs off the alarm: each call is killed at its limit (a few times the
+        # master's time), a function that ran out is not waited for again, so it costs seconds, not the
+        # submission's 600 s (which, reached, would make this row an error)
+        "sleeper": '''
+import time
+def _sleep():
+    while True:
+        try:
+            time.sleep(1000)
+        except BaseException:
+            pass
+def attention_scores(Q, K):
+    _sleep()
+def stable_softmax(x):
+    _sleep()
+def attend(Q, K, V):
+    _sleep()
+def causal_mask(n):
+    _sleep()
+def masked_attend(Q, K, V, mask):
+    _sleep()
+''',
         "reference": '''
 import torch
 import torch.nn.functional as F
@@ -176,6 +249,13 @@ def masked_attend(Q, K, V, mask):
 ''',
     },
     "bottleneck_and_average": {
+        "fetch_reference": fetch('''
+    import helpers.attention as A
+    return {"contexts": lambda q, s, m: A.scaled_dot_product_attention(q, s, s, mask=m, scale=1.0)}
+''', '''
+def contexts_for_every_step(queries, states, mask):
+    return R["contexts"](queries, states, mask)
+'''),
         "lookalike": LOOKALIKE + '''
 def summary_vector(forward_states, backward_states, lengths):
     return Anything()
@@ -193,6 +273,31 @@ def contexts_for_every_step(queries, states, mask):
 ''',
     },
     "transformer_and_cost": {
+        "fetch_reference": fetch('''
+    import helpers.attention as A
+    import helpers.cost as C
+    import helpers.masks as M
+    return {"mask": lambda lengths, n: M.causal_mask(n)[None] & M.padding_mask(lengths, n),
+            "split": lambda X, h: A.MultiHeadAttention(X.shape[-1], h).split_heads(X),
+            "merge": lambda H: A.MultiHeadAttention(H.shape[1] * H.shape[3], H.shape[1]).merge_heads(H),
+            "additive": lambda b, q, k, h, v=4: C.additive_attention_bytes(q, k, h, batch=b, bytes_per_entry=v)[
+                "features"],
+            "transformer": lambda b, n, h, l, v=4: C.score_matrix_bytes(n, batch=b, heads=h, layers=l,
+                                                                        bytes_per_entry=v)}
+''', '''
+def split_heads(X, n_heads):
+    return R["split"](X, n_heads)
+def merge_heads(H):
+    return R["merge"](H)
+def causal_padding_mask(lengths, n):
+    return R["mask"](lengths, n)
+def additive_scores_bytes(batch, n_q, n_k, hidden, bytes_per_value=4):
+    return R["additive"](batch, n_q, n_k, hidden, bytes_per_value)
+def transformer_scores_bytes(batch, n, heads, layers, bytes_per_value=4):
+    return R["transformer"](batch, n, heads, layers, bytes_per_value)
+case_gib = additive_scores_bytes(16, 3000, 3000, 256) / 2 ** 30
+case_fits = case_gib <= 24
+'''),
         "lookalike": LOOKALIKE + '''
 def additive_scores_bytes(batch, n_q, n_k, hidden, bytes_per_value=4):
     return Always(0.0)
@@ -212,6 +317,30 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
 ''',
     },
     "decoder_attention": {
+        # the course's decoder step reached through a helper def and an attribute store, and its additive scorer
+        # through the given decoder (issue 31): 2/2 of q1 and 4/4 of q2 against the full package; the grading copy
+        # stubs the course's step, and q1's calls run apart, where the course's scorer computes nothing
+        "fetch_reference": '''
+def _course():
+    import types
+    import torch.nn as nn
+    from helpers.seq2seq import BahdanauDecoder as D
+    def step(self, y_emb, s_prev, enc_outputs, mask):
+        fake = types.SimpleNamespace(embedding=lambda e: e, scorer=self.scorer, context_dropout=nn.Identity(),
+                                     cell=self.cell)
+        e, context, weights, s = D.update(fake, y_emb, s_prev, enc_outputs,
+                                          types.SimpleNamespace(outputs=enc_outputs, mask=mask))
+        return D.readout(self, s, context, e), s, weights
+    return step
+BahdanauDecoder.step = _course()
+def additive_scores(query, keys, W_q, W_k, v):   # the course's scorer, reached through the given decoder: no name
+    scorer = type(translator.decoder.scorer)(W_q.shape[0], W_k.shape[0], W_q.shape[1]).to(query.dtype)
+    with torch.no_grad():
+        scorer.W_q.weight.copy_(W_q.T)
+        scorer.W_k.weight.copy_(W_k.T)
+        scorer.v.weight.copy_(v[None])
+        return scorer.score(query, keys)
+''',
         "reference": '''
 import helpers.attention as ha
 from helpers.seq2seq import BahdanauDecoder as CourseDecoder
@@ -224,6 +353,160 @@ def additive_scores(query, keys, W_q, W_k, v):
 ''',
     },
 }
+# Issue 31 item 7: honest solutions written differently keep full marks. Each is the master's solution plus cells
+# that redefine the graded functions in another style (a later def wins, as when the notebook runs) and do what
+# honest notebooks do: magics, prints, `model.eval()`, `re.compile`, type hints, docstrings, helper functions and
+# classes, comprehensions, torch.nn.functional where the task allows it, a module-level comparison with the
+# built-in. Cells are separated by "# %% cell".
+STYLE = '''
+%matplotlib inline
+import math
+import re
+from typing import Tuple
+
+import torch
+import torch.nn.functional as F
+
+VERSION = re.compile(r"(\\d+)\\.(\\d+)").match(torch.__version__)
+probe = torch.nn.Linear(2, 2)
+probe.eval()
+print("torch", VERSION.group(0), "| relu:", F.relu(torch.tensor([-1.0, 1.0])).tolist())
+'''
+HONEST = {
+    "attention_by_hand": STYLE + '''
+# %% cell
+def _row_max(x: torch.Tensor) -> torch.Tensor:
+    """Every row's maximum, kept as a column."""
+    return x.amax(dim=-1, keepdim=True)
+
+
+class Scaler:
+    """Divides scores by the square root of the key size."""
+
+    def __init__(self, d_k: int):
+        self.root = math.sqrt(d_k)
+
+    def __call__(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores / self.root
+
+
+def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
+    """Every query against every key, one dot product at a time: (n_q, d) x (n_k, d) -> (n_q, n_k)."""
+    return torch.stack([torch.stack([(q * k).sum() for k in K]) for q in Q])
+
+
+def stable_softmax(x: torch.Tensor) -> torch.Tensor:
+    """exp(x - max) / sum(exp(x - max)) along the last axis: no overflow, like softmax but written out."""
+    e = torch.exp(x - _row_max(x))
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def attend(Q, K, V) -> Tuple[torch.Tensor, torch.Tensor]:
+    weights = stable_softmax(Scaler(K.shape[-1])(attention_scores(Q, K)))
+    return weights @ V, weights
+
+
+def causal_mask(n: int) -> torch.Tensor:
+    return torch.tensor([[j <= i for j in range(n)] for i in range(n)], dtype=torch.bool)
+
+
+def masked_attend(Q, K, V, mask):
+    scores = Scaler(K.shape[-1])(attention_scores(Q, K))
+    weights = stable_softmax(torch.where(mask, scores, torch.full_like(scores, float("-inf"))))
+    return weights @ V, weights
+# %% cell
+%timeit -n 3 -r 1 attention_scores(torch.randn(3, 4), torch.randn(5, 4))
+x = torch.randn(2, 5)
+print("mine equals torch's:", torch.allclose(stable_softmax(x), torch.softmax(x, dim=-1)))
+''',
+    "bottleneck_and_average": STYLE + '''
+# %% cell
+class WeightError(ValueError):
+    """Weights that are not a distribution over the positions."""
+
+
+def summary_vector(forward_states: torch.Tensor, backward_states: torch.Tensor,
+                   lengths: torch.Tensor) -> torch.Tensor:
+    """The forward state after the last real word and the backward state after word 0, side by side."""
+    index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, forward_states.shape[-1])
+    return torch.cat((forward_states.gather(1, index).squeeze(1), backward_states[:, 0, :]), dim=1)
+
+
+def weighted_average(states, weights):
+    if bool((weights < 0).any()):
+        raise WeightError(f"a weight is negative: {weights.min().item():.3g}")
+    if not torch.allclose(weights.sum(-1), torch.ones(weights.shape[:-1], dtype=weights.dtype), atol=1e-4):
+        raise WeightError(f"each row must sum to 1, not {weights.sum(-1).tolist()}")
+    return torch.einsum("bs,bsd->bd", weights, states)
+
+
+def contexts_for_every_step(queries, states, mask):
+    weights = F.softmax((queries @ states.transpose(1, 2)).masked_fill(~mask, -math.inf), dim=-1)
+    return torch.bmm(weights, states), weights
+# %% cell
+%%time
+print(contexts_for_every_step(torch.randn(1, 2, 3), torch.randn(1, 4, 3), torch.ones(1, 1, 4, dtype=torch.bool))[1])
+''',
+    "transformer_and_cost": STYLE + '''
+# %% cell
+def split_heads(X: torch.Tensor, n_heads: int) -> torch.Tensor:
+    """(batch, n, d_model) -> (batch, n_heads, n, d_head)"""
+    batch, n, d_model = X.shape
+    if d_model % n_heads != 0:
+        raise ValueError(f"d_model = {d_model} cannot be split into n_heads = {n_heads} equal heads")
+    return X.view(batch, n, n_heads, d_model // n_heads).permute(0, 2, 1, 3)
+
+
+def merge_heads(H: torch.Tensor) -> torch.Tensor:
+    """(batch, n_heads, n, d_head) -> (batch, n, n_heads * d_head)"""
+    batch, heads, n, d_head = H.shape
+    return H.permute(0, 2, 1, 3).contiguous().view(batch, n, heads * d_head)
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, n_heads, mask=None):
+    Q, K, V = [split_heads(X @ W, n_heads) for W in (W_q, W_k, W_v)]
+    scores = torch.einsum("bhid,bhjd->bhij", Q, K) / Q.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask.unsqueeze(1), float("-inf"))
+    weights = F.softmax(scores, dim=-1)
+    return merge_heads(weights @ V) @ W_o, weights
+
+
+def causal_padding_mask(lengths, n):
+    i, j = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+    return (j <= i)[None] & (j[None] < lengths.view(-1, 1, 1))
+
+
+def additive_scores_bytes(batch, n_q, n_k, hidden, bytes_per_value=4):
+    return math.prod((batch, n_q, n_k, hidden, bytes_per_value))
+
+
+def transformer_scores_bytes(batch, n, heads, layers, bytes_per_value=4):
+    return math.prod((layers, batch, heads, n, n)) * bytes_per_value
+
+
+case_gib = additive_scores_bytes(16, 3000, 3000, 256) / 1024 ** 3
+case_fits = bool(case_gib <= 24)
+''',
+    "decoder_attention": STYLE + '''
+# %% cell
+def _pairwise(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """a (batch, T, h), b (batch, S, h) -> every sum a_t + b_s: (batch, T, S, h)"""
+    return a.unsqueeze(2) + b.unsqueeze(1)
+
+
+def additive_scores(query, keys, W_q, W_k, v):
+    """v . tanh(q W_q + k W_k) for every pair, with einsum."""
+    features = torch.tanh(_pairwise(torch.einsum("btd,dh->bth", query, W_q), torch.einsum("bsd,dh->bsh", keys, W_k)))
+    return torch.einsum("btsh,h->bts", features, v)
+# %% cell
+translator.eval()
+print(f"{sum(p.numel() for p in translator.parameters()):,} parameters")
+translator.train()
+''',
+}
+for _name, _cells in HONEST.items():
+    CASES[_name]["honest_variety"] = (("extend", _cells), dict(CASES[_name]["solution"][1]))
 MESSAGES = {  # words the public tests must say for a mistake: submission -> phrases in its feedback
     "bottleneck_and_average": {"mistakes": ["finishes at position lengths-1", "weights summing to 1.5 should raise",
                                             "padding position got weight"],
@@ -250,9 +533,9 @@ def notebook(name: str, replacements):
     """A case's notebook: the student's (None), the student's plus an attack cell, or the mutated solution."""
     if replacements is None:
         return student(name)
-    if replacements and replacements[0] == "append":
-        nb = student(name)
-        nb.cells.append(nbformat.v4.new_code_cell(replacements[1]))
+    if replacements and replacements[0] in ("append", "extend"):
+        nb = student(name) if replacements[0] == "append" else solution(name)
+        nb.cells += [nbformat.v4.new_code_cell(cell.strip("\n")) for cell in replacements[1].split("# %% cell\n")]
         return nb
     return mutate(solution(name), *replacements)
 
@@ -407,3 +690,51 @@ def test_points_do_not_depend_on_the_draw(name, tmp_path_factory):
         assert len(draws) == DRAWS, (sub, draws)
         for i, got in enumerate(draws):
             assert got == pytest.approx(expected, abs=1e-9), f"{sub}, draw {i}: got {got}, expected {expected}"
+
+
+def test_the_training_check_scores_the_students_own_translations():
+    """Issue 31 item 3: weights of the course's own model swapped in (through `state_dict`, or by training the
+    course's decoder) earned A3's BLEU with a decoder that does not attend, because the grader translated with
+    the course's architecture. Now the sandbox translates the grader's sentences with the submission's decoder and
+    its trained weights, and the grader scores those translations: a decoder that always says one word is scored
+    on that word, whatever weights it hands back."""
+    import torch
+
+    from assignments import harness, judge
+
+    checks = judge.load_checks("decoder_attention")
+
+    class OneWord(torch.nn.Module):
+        """Always predicts the same target word; its state_dict claims to be something else."""
+
+        has_attention = False
+
+        def __init__(self, vocab_size, emb, hidden, context_size, attn_hidden=64):
+            super().__init__()
+            self.bias = torch.nn.Parameter(torch.zeros(vocab_size))
+            self.word = 7
+
+        def initial_state(self, enc):
+            return torch.zeros(1, enc.summary.shape[0], 1)
+
+        def forward(self, tgt_in, enc, state):
+            logits = torch.full((*tgt_in.shape, self.bias.shape[0]), -10.0) + self.bias
+            logits[..., self.word] = 10.0
+            return logits, None, state
+
+        def state_dict(self, *args, **kwargs):  # the swap: hand back other weights
+            return {"forged": torch.ones(3)}
+
+    pairs = checks.long_sentences(5, n=4)
+    spec = {"cls": "Decoder", "steps": 1, "seed": 0, "model": checks.MODEL, "batch_size": 4, "lr": checks.LR,
+            "max_len": checks.MAX_TRAIN_LEN, "translate": [list(pair[0]) for pair in pairs]}
+    got = harness.train_model(spec, {"Decoder": OneWord})
+    ids = got["translations"]
+    assert ids.dtype == torch.int64 and ids.shape[0] == len(pairs)
+    word = checks.course_translator().tgt_vocab.itos[7]
+    hyps = [checks.course_translator().tgt_vocab.decode(row.tolist()) for row in ids]
+    assert all(set(h) == {word} for h in hyps), hyps
+    assert checks.translation_bleu(ids, pairs) < 1.0
+    truth = checks.course_translator().tgt_vocab
+    perfect = torch.tensor([truth.encode(p[1]) + [truth.eos_id] + [0] * (60 - len(p[1])) for p in pairs])
+    assert checks.translation_bleu(perfect, pairs) > 99.9   # the scoring itself: right translations score 100

@@ -117,13 +117,17 @@ def test_points_come_from_the_checks_and_the_source_check():
     assert got["q2"]["tests"][0]["message"] == "uses softmax"
     nb = {"cells": [{"cell_type": "code", "source": "import torch\nimport helpers.attention as H\n"
                      "def f(x):\n    return g(x)\ndef g(x):\n    return H.softmax(x)\n"
-                     "def h(x):\n    return torch.exp(x)\nk = torch.softmax"}]}
+                     "def h(x):\n    return torch.exp(x) / K(x)\nK = torch.softmax\nk = torch.softmax\n"
+                     "print(torch.softmax(torch.ones(2), -1))"}]}  # K feeds h; the print compares, feeds nothing
     rules = {"q1": {"defines": ["f"]}, "q2": {"defines": ["h"], "banned": ["softmax"]}, "q3": {"defines": ["k"]}}
     verdicts = source_verdicts(nb, rules, set())
     assert "helpers.attention" in verdicts["q1"] and "softmax" in verdicts["q2"]
     assert "not defined with def" in verdicts["q3"]
     assert source_verdicts({"cells": [{"cell_type": "code", "source": "def h(x):\n    return x"}]}, rules,
                            set())["q2"] is None
+    compare = ("import torch\ndef h(x):\n    return torch.exp(x)\n"
+               "print(h(torch.ones(2)), torch.softmax(torch.ones(2), -1))")
+    assert source_verdicts({"cells": [{"cell_type": "code", "source": compare}]}, rules, set())["q2"] is None
 
 
 def test_methods_named_like_dynamic_builtins_are_ordinary_code():
@@ -136,6 +140,57 @@ def test_methods_named_like_dynamic_builtins_are_ordinary_code():
     for dynamic in ("eval('1')", "compile('1', 'f', 'eval')", "builtins.getattr(x, 'y')", "getattr(x, 'softmax')"):
         nb = {"cells": [{"cell_type": "code", "source": f"import builtins\ndef f(x):\n    return {dynamic}\n"}]}
         assert source_verdicts(nb, rules, set())["q1"], f"{dynamic} must still earn nothing"
+
+
+HONEST_SOFTMAX = ("import torch\n"
+                  "def stable_softmax(x: torch.Tensor) -> torch.Tensor:\n"
+                  "    \"\"\"exp(x - max) / sum: the softmax, written out\"\"\"\n"
+                  "    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)\n"
+                  "    return e / e.sum(dim=-1, keepdim=True)\n")
+HIDDEN_BUILTINS = {  # issue 31's ways to use a forbidden built-in where a plain name check does not look
+    "a line magic": ["%time f = torch.softmax", "def stable_softmax(x):\n    return f(x, -1)"],
+    "a %%capture cell": ["%%capture\nf = torch.nn.Softmax(dim=-1)", "def stable_softmax(x):\n    return f(x)"],
+    "a literal run_cell": ["get_ipython().run_cell('f = torch.special.softmax')",
+                           "def stable_softmax(x):\n    return f(x, -1)"],
+    "a string built at run time": ["get_ipython().run_cell('f = torch.soft' + 'max')",
+                                   "def stable_softmax(x):\n    return f(x, -1)"],
+    "torch.ops": ["def stable_softmax(x):\n    return torch.ops.aten._softmax(x, -1, False)"],
+    "Categorical": ["from torch.distributions import Categorical\n"
+                    "def stable_softmax(x):\n    return Categorical(logits=x).probs"],
+    "operator.attrgetter": ["import operator\n"
+                            "def stable_softmax(x):\n    return operator.attrgetter('soft' + 'max')(torch)(x, -1)"],
+    "Tensor.softmax": ["def stable_softmax(x):\n    return x.softmax(-1)"],
+    "log_softmax().exp()": ["def stable_softmax(x):\n    return x.log_softmax(-1).exp()"],
+    "pkgutil.resolve_name": ["import pkgutil\n"
+                             "def stable_softmax(x):\n    return pkgutil.resolve_name('torch:softmax')(x, -1)"],
+    "python in a shell escape": ["!python -c 'import torch'", HONEST_SOFTMAX],
+    "%run": ["%run helper.py", HONEST_SOFTMAX],
+    "a helper def called at module level": ["R = {}\ndef _fetch():\n    R['f'] = torch.softmax\n_fetch()",
+                                            "def stable_softmax(x):\n    return R['f'](x, -1)"],
+    "an attribute stored at module level": ["class Box:\n    pass\nBox.f = staticmethod(torch.nn.functional.softmax)",
+                                            "def stable_softmax(x):\n    return Box.f(x, dim=-1)"],
+}
+
+
+def _verdict_of(cells: list[str]) -> str | None:
+    from assignments.judge import SOFTMAX_FAMILY
+
+    nb = {"cells": [{"cell_type": "code", "source": c} for c in cells]}
+    return source_verdicts(nb, {"q2": {"defines": ["stable_softmax"], "banned": list(SOFTMAX_FAMILY)}}, set())["q2"]
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN_BUILTINS))
+def test_a_forbidden_builtin_earns_nothing_however_it_is_reached(how):
+    """Literal strings IPython runs as code are read as code; strings built at run time, code run in another
+    program and torch's internals earn nothing; the synonyms of softmax are banned with it."""
+    assert _verdict_of(["import torch", *HIDDEN_BUILTINS[how]]), f"{how}: a forbidden softmax earned points"
+
+
+def test_honest_notebooks_with_magics_docstrings_and_hints_keep_their_points():
+    extras = ["%matplotlib inline", "%timeit stable_softmax(torch.randn(3, 4))", "%%time\nprint(1)", "!ls",
+              "x = torch.randn(2, 3)\nprint(stable_softmax(x))", "import re\nPATTERN = re.compile('a')",
+              "import helpers.attention as course\nprint(course.softmax(torch.randn(3)))"]
+    assert _verdict_of([HONEST_SOFTMAX, *extras]) is None
 
 
 def _stream(members: dict[str, bytes], compression=None) -> bytes:
@@ -191,7 +246,7 @@ def test_a_submission_whose_grading_raises_is_its_own_error_row(monkeypatch, tmp
     monkeypatch.setattr(grade, "question_list", lambda p: [])
     monkeypatch.setattr(grade, "grading_limits", lambda p, limits, overridden: limits)
     monkeypatch.setattr(grade, "describe", lambda unsafe: "test")
-    monkeypatch.setattr(grade, "Grading", lambda *a: None)
+    monkeypatch.setattr(grade, "Grading", lambda *a: type("G", (), {"close": lambda self: None})())
     for who in ("good", "bad"):
         (tmp_path / f"{who}.ipynb").write_text("{}")
     _, rows, _, _ = grade.grade_all("a", [tmp_path], log=lambda _: None, id_pattern=r"(good|bad)")

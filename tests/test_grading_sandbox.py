@@ -27,7 +27,7 @@ BLANK = {"q1": 0, "q2": 0, "q3": 0, "q4": 0}
 MARK = "sleep 987654"
 
 CONTAINMENT = '''
-import os, socket, subprocess, sys
+import os, socket, sys
 escaped = []
 
 
@@ -59,7 +59,7 @@ try:
     escaped.append("socket")
 except OSError:
     pass
-subprocess.Popen(["sh", "-c", "{mark}"], start_new_session=True)   # left running after the notebook ends
+os.posix_spawn("/bin/sh", ["sh", "-c", "{mark}"], dict(os.environ), setsid=True)   # left running afterwards
 kids = 0
 for _ in range(2000):                        # a fork bomb, stopped by the process limit
     try:
@@ -223,3 +223,62 @@ def test_a_submission_that_never_ends_is_stopped():
     files = p.files(nbformat.writes(nb).encode(), cell_seconds=60)
     report = sandbox.run_contained(files, sandbox.Limits(cell_seconds=60, submission_seconds=15))
     assert report == {"error": "grading stopped after the time limit of 15 s for one submission"}
+
+
+CHILDREN = '''
+import os, sys, time
+pids = []
+for i in range(3):                          # three children, each touching 300 MB: 900 MB in all
+    pid = os.fork()
+    if pid == 0:
+        try:
+            block = bytearray(300 * 2**20)
+            for k in range(0, len(block), 4096):
+                block[k] = 1
+            time.sleep(3)
+            os._exit(0)
+        except MemoryError:
+            os._exit(3)
+    pids.append(pid)
+held = sum(os.waitpid(pid, 0)[1] == 0 for pid in pids)
+forks = 0
+for _ in range(200):                        # then as many processes as it may have
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    forks += 1
+print(f"held={held} forks={forks}", flush=True)
+'''
+
+
+@pytest.mark.slow
+def test_memory_and_processes_are_limited_per_submission(tmp_path):
+    """Issue 31 item 6: `prlimit` limits each process, so 3 children held 6.3 GB against a 6 GB limit. A cgroup
+    per submission caps them together: with 500 MB for the whole sandbox, three children of 300 MB cannot all hold
+    theirs, and a 40-process cap stops the forks (prlimit's per-user count would have allowed 256 for all
+    submissions together). Where no cgroup can be made, grading says so in its log line and this is skipped."""
+    import subprocess
+    import sys
+
+    limits = sandbox.Limits(total_memory_bytes=500 << 20, processes=40)
+    cgroup = sandbox.SubmissionCgroup(limits)
+    if cgroup.why_not:
+        if os.environ.get("REQUIRE_CGROUP"):
+            pytest.fail(f"REQUIRE_CGROUP is set, but no cgroup can be made: {cgroup.why_not}")
+        pytest.skip(f"no cgroup here: {cgroup.why_not}")
+    try:
+        os.chmod(tmp_path, 0o755)
+        cmd = cgroup.wrap([*sandbox.prlimit_prefix(sandbox.Limits()),
+                           *sandbox.bwrap_command(tmp_path, limits, inner=[sys.executable, "-c", CHILDREN])])
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    finally:
+        cgroup.remove()
+    held, forks = (int(x.split("=")[1]) for x in proc.stdout.split())
+    assert held < 3, f"three children held 900 MB against a 500 MB cgroup: {proc.stdout} {proc.stderr[-300:]}"
+    assert forks < 40, f"the submission made {forks} processes against a cap of 40"
+    assert not cgroup.folders and not any(p.exists() for p in cgroup.procs)
+    assert "a cgroup per submission" in sandbox.describe(unsafe=False)

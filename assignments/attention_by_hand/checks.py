@@ -4,14 +4,13 @@ import math
 import torch
 import torch.nn.functional as F
 
-from assignments.judge import close, equal, failure, is_tensor, pair
+from assignments.judge import ATTENTION_FAMILY, SOFTMAX_FAMILY, close, equal, failure, is_tensor, pair
 
 RULES = {
     "q1": {"defines": ["attention_scores"]},
-    "q2": {"defines": ["stable_softmax"], "banned": ["softmax", "log_softmax", "softmin"]},
-    "q3": {"defines": ["attend"], "banned": ["scaled_dot_product_attention", "MultiheadAttention"]},
-    "q4": {"defines": ["causal_mask", "masked_attend"],
-           "banned": ["scaled_dot_product_attention", "MultiheadAttention", "tril_indices"]},
+    "q2": {"defines": ["stable_softmax"], "banned": [*SOFTMAX_FAMILY]},
+    "q3": {"defines": ["attend"], "banned": [*ATTENTION_FAMILY]},
+    "q4": {"defines": ["causal_mask", "masked_attend"], "banned": [*ATTENTION_FAMILY, "tril_indices"]},
 }
 REFS = {"attention_scores": "scores", "stable_softmax": "softmax"}  # earlier questions graded on their own
 

@@ -77,7 +77,8 @@ def plan(p):
     # The example-shaped checks draw their values for this run too: a copied known output earns nothing.
     q, k = randn(p, 2, 3, 4), randn(p, 2, 5, 6)
     W_q, W_k, v = randn(p, 4, 7), randn(p, 6, 7), randn(p, 7)
-    c = p.call("additive_scores", q, k, W_q, W_k, v)
+    with p.apart("q1"):   # where the course's additive scorer, which the decoders below use, computes nothing
+        c = p.call("additive_scores", q, k, W_q, W_k, v)
     pre = (q @ W_q)[:, :, None] + (k @ W_k)[:, None]
 
     def q1_example(R, c=c, pre=pre, v=v):
@@ -97,7 +98,8 @@ def plan(p):
     q, k = randn(p, b, t, dq, dtype=torch.float64), randn(p, b, s, dk, dtype=torch.float64)
     W_q, W_k, v = (randn(p, dq, h, dtype=torch.float64), randn(p, dk, h, dtype=torch.float64),
                    randn(p, h, dtype=torch.float64))
-    c = p.call("additive_scores", q, k, W_q, W_k, v)
+    with p.apart("q1"):
+        c = p.call("additive_scores", q, k, W_q, W_k, v)
     expected = torch.tanh((q @ W_q)[:, :, None] + (k @ W_k)[:, None]) @ v
     p.check("q1", "test_q1_other_sizes", lambda R, c=c, e=expected: None if close(R[c], e, 1e-10) else "wrong")
 
@@ -157,12 +159,15 @@ def plan(p):
     p.check("q2", "test_q2_forward_over_a_padded_batch", lambda R, c=c, e=expected: None if step_matches(R[c], e, 1e-6)
             else "wrong")
 
-    c = p.train("BahdanauDecoder", STEPS, SEED, model=MODEL, batch_size=BATCH, lr=LR, max_len=MAX_TRAIN_LEN)
+    pairs = long_sentences(int(p.rng.integers(1 << 30)))       # drawn here; the sandbox sees the sources only
+    c, first = p.train("BahdanauDecoder", STEPS, SEED, model=MODEL, batch_size=BATCH, lr=LR, max_len=MAX_TRAIN_LEN,
+                       translate=[list(pair[0]) for pair in pairs])
 
     def q2_runs(R, c=c):
-        state = R[c]
+        got = R[c]
+        state = got.get("state") if isinstance(got, dict) else got
         if not isinstance(state, dict):
-            return failure(state, "BahdanauDecoder") or "the course's training loop could not train your decoder"
+            return failure(got, "BahdanauDecoder") or "the course's training loop could not train your decoder"
         trained = fitted(state)
         initial = course_translator(SEED).encoder.state_dict()
         if not all(bool(torch.isfinite(v).all()) for v in trained.values()):
@@ -171,13 +176,13 @@ def plan(p):
             return "the course's training loop did not change the translator's weights: does the loss reach your step?"
         return None
     p.check("q2", "test_q2_runs_in_the_translator", q2_runs, public=True)
-    sentences = p.rng.integers(1 << 30)
 
-    def q2_trains(R, c=c, sentences=int(sentences)):
-        state = R[c]
-        if not isinstance(state, dict):
-            return failure(state, "BahdanauDecoder") or "training did not return the weights"
-        bleu = translation_bleu(state, sentences)
+    def q2_trains(R, c=c, pairs=pairs, first=first):
+        got = R[c]
+        ids = got.get("translations") if isinstance(got, dict) else None
+        if not is_tensor(ids) or ids.dim() != 2 or ids.dtype != torch.int64 or ids.shape[0] < first + len(pairs):
+            return failure(got, "BahdanauDecoder") or "training did not return the translations"
+        bleu = translation_bleu(ids[first:first + len(pairs)], pairs)
         return None if bleu >= MIN_BLEU else \
             f"BLEU {bleu:.1f} on longer sentences than it trained on, after {STEPS} steps ({MIN_BLEU:g} needed)"
     p.check("q2", "test_q2_learns_long_sentences", q2_trains)
@@ -229,16 +234,19 @@ def fitted(state: dict) -> dict:
     return {k: v.to(expected[k].dtype) for k, v in tensors.items()}
 
 
-def translation_bleu(state: dict, seed: int, n: int = SENTENCES) -> float:
-    """Load the returned weights into the course's Bahdanau translator (strictly) and score `n` fresh sentences of
-    `TEST_LENGTHS` words, drawn from `seed` (never seen in the sandbox)."""
-    from helpers.metrics import corpus_bleu
-    from helpers.seq2seq import greedy_translate
+def long_sentences(seed: int, n: int = SENTENCES) -> list:
+    """`n` fresh pairs of `TEST_LENGTHS` words from the task's generator (here, outside the sandbox)."""
     from helpers.toylang import sample_pairs
 
-    model = course_translator()
-    model.load_state_dict(fitted(state), strict=True)
-    model.eval()
-    pairs = sample_pairs(n, min_len=TEST_LENGTHS[0], max_len=TEST_LENGTHS[1], seed=seed)
-    hyps, _ = greedy_translate(model, [pair[0] for pair in pairs])
+    return sample_pairs(n, min_len=TEST_LENGTHS[0], max_len=TEST_LENGTHS[1], seed=seed)
+
+
+def translation_bleu(ids: torch.Tensor, pairs: list) -> float:
+    """Corpus BLEU of the translations the sandbox returned (target ids, made by the submission's own decoder
+    with its trained weights) against the references of `pairs`, computed here."""
+    from helpers.metrics import corpus_bleu
+    from helpers.toylang import target_vocab
+
+    vocab = target_vocab()
+    hyps = [vocab.decode(row.tolist()) for row in ids]
     return corpus_bleu(hyps, [pair[1] for pair in pairs])
