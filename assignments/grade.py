@@ -44,6 +44,7 @@ import nbformat
 from assignments import judge, withhold
 from assignments.build import DIST
 from assignments.sandbox import UNSAFE_FLAG, Limits, SandboxUnavailable, describe, run_contained
+from helpers import ROOT
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 MANUAL_COLUMNS = ["student", "assignment", "question", "points"]
@@ -316,9 +317,24 @@ def update_gradebook(path: Path, assignment: str, rows: list[dict], questions: l
     tmp.replace(path)
 
 
+def scrub(text: str) -> str:
+    """A message for a student without the grading machine's paths (a submission can read the sandbox's bind
+    mounts from /proc and raise them in a message): the course's folder, Python's and the temporary folder."""
+    import sys
+
+    for path in sorted({str(ROOT), sys.prefix, sys.base_prefix, tempfile.gettempdir(), str(Path.home())},
+                       key=len, reverse=True):
+        if len(path) > 1:
+            text = text.replace(path, "…")
+    return text
+
+
 def feedback_html(row: dict, assignment: str, questions: list[dict], manual: dict[str, float]) -> str:
-    """One student's feedback page: points, public messages, hidden tests as passed/failed only, errors as one line."""
-    e = html.escape
+    """One student's feedback page: points, public messages, hidden tests as passed/failed only, errors as one line;
+    no path of the grading machine (`scrub`)."""
+    def e(text) -> str:
+        return html.escape(scrub(str(text)))
+
     parts = [f"<!doctype html><meta charset='utf-8'><title>{e(assignment)}: {e(row['student'])}</title>",
              "<style>body{font-family:sans-serif;max-width:50em}td,th{padding:2px 8px;text-align:left}"
              ".ok{color:#070}.bad{color:#a00}</style>",

@@ -12,9 +12,9 @@ QUESTIONS_A = [{"name": "q1", "points": 2.0, "manual": False}, {"name": "q2", "p
 QUESTIONS_B = [{"name": "q1", "points": 4.0, "manual": False}]
 
 
-def _row(student, q1, q2=None, error=None, hidden_message="secret"):
+def _row(student, q1, q2=None, error=None, hidden_message="secret", public_message="weights do not sum to 1 <b>"):
     questions = {"q1": {"score": q1, "possible": 2.0 if q2 is not None else 4.0, "tests": [
-        {"name": "q1 - 1", "hidden": False, "passed": q1 > 0, "message": "" if q1 else "weights do not sum to 1 <b>"},
+        {"name": "q1 - 1", "hidden": False, "passed": q1 > 0, "message": "" if q1 else public_message},
         {"name": "q1 - 2", "hidden": True, "passed": False, "message": hidden_message}]}}
     if q2 is not None:
         questions["q2"] = {"score": q2, "possible": 3.0, "tests": []}
@@ -89,6 +89,19 @@ def test_feedback_shows_public_messages_escaped_and_never_hidden_ones():
     assert "q3 (written, graded by your teacher): 1 / 2" in page and "Total: <b>2 / 7</b>" in page
     error_page = feedback_html(_row("carol", 0.0, error="the grading process ended"), "A", QUESTIONS_A, {})
     assert "could not be graded: the grading process ended" in error_page
+
+
+def test_feedback_never_shows_the_grading_machines_paths():
+    """A submission can read the sandbox's bind mounts (pid 1's bwrap command line) and raise them in a message
+    that reaches the feedback (issue 31): the course's folder and Python's are scrubbed from every message."""
+    import sys
+
+    from helpers import ROOT
+
+    leak = f"found {ROOT}/assignments and {sys.prefix}/bin/python"
+    page = feedback_html(_row("eve", 0.0, 1.0, public_message=leak), "A", QUESTIONS_A, {})
+    page += feedback_html(_row("eve", 0.0, error=leak), "A", QUESTIONS_A, {})
+    assert str(ROOT) not in page and sys.prefix not in page and "found …/assignments and …/bin/python" in page
 
 
 def test_results_are_decoded_as_plain_data_only():
@@ -253,3 +266,58 @@ def test_a_submission_whose_grading_raises_is_its_own_error_row(monkeypatch, tmp
     by = {r["student"]: r for r in rows}
     assert by["good"]["error"] is None and by["good"]["questions"]["q1"]["score"] == 2
     assert "RecursionError" in by["bad"]["error"]
+
+
+MEMORY_PROBE = '''
+import io, json, resource, sys, zipfile
+import numpy as np
+from assignments.sandbox import read_results
+def stream(members, compression=zipfile.ZIP_STORED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=compression) as zf:
+        for n, d in members.items():
+            zf.writestr(n, d)
+    return buf.getvalue()
+kind, size = sys.argv[1], 90 << 20
+if kind == "whitespace":
+    raw = stream({"report.json": b" " * size + b"{}"})
+elif kind == "compressed":                  # 360 MB of whitespace in a zip of under 1 MB, written in pieces
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf, zf.open("report.json", "w") as f:
+        for _ in range(4):
+            f.write(b" " * size)
+    raw = buf.getvalue()
+elif kind == "array":
+    a = io.BytesIO()
+    np.lib.format.write_array(a, np.zeros(size // 8))
+    raw = stream({"report.json": b"{}", "c0.npy": a.getvalue()})
+elif kind == "strings":
+    raw = stream({"report.json": json.dumps({f"c{i}": {"v": "x" * 1000} for i in range(size // 1010)}).encode()})
+else:
+    h = io.BytesIO()
+    np.lib.format.write_array_header_1_0(h, {"descr": "<f8", "fortran_order": False, "shape": (2**40,)})
+    raw = stream({"report.json": b"{}", **{f"c{i}.npy": h.getvalue() for i in range(20000)}})
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_results(raw)
+except ValueError:
+    pass
+print(len(raw), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)
+'''
+
+
+@pytest.mark.parametrize("kind", ["whitespace", "compressed", "array", "strings", "headers"])
+def test_the_graders_memory_stays_bounded_by_the_stream(kind):
+    """Issue 31 item 5: a 2 MB zip of JSON whitespace took the grader to 4.4 GB. Reading any stream of at most the
+    sandbox's result limit now costs the grader at most about twice the stream's own size (measured: 1-2x), here
+    allowed 3x plus 32 MB; a compressed member is refused before it expands."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    proc = subprocess.run([sys.executable, "-c", MEMORY_PROBE, kind], capture_output=True, text=True, cwd=ROOT,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-1000:]
+    size, extra = map(int, proc.stdout.split())
+    assert extra <= 3 * size + (32 << 20), f"{kind}: a {size >> 20} MB stream took {extra >> 20} MB more to read"
