@@ -313,8 +313,10 @@ def main(argv: list[str]) -> int:
     ns = run_notebook(os.path.join(in_dir, "submission.ipynb"), plan["cell_seconds"])
     report, arrays, seconds, timed_out = {}, {}, {}, set()
     for call in plan["calls"]:
-        name = call.get("call") or call.get("method") or call.get("value") or "train"
-        if name in timed_out:  # a function that ran past its limit once is not waited for again
+        # the student's name the call runs: a function, or the class built for a method or trained
+        name = call.get("call") or call.get("build", {}).get("cls") or call.get("train", {}).get("cls") \
+            or call.get("value")
+        if name in timed_out:  # a function or class that ran past its limit once is not waited for again
             report[call["id"]] = {"raised": "TimeoutError", "message": f"{name} ran past its time limit before"}
             continue
         limit = call.get("seconds", plan.get("call_seconds", plan["cell_seconds"]))

@@ -22,6 +22,7 @@ from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checks' lists of graded names (assignments/<name>/checks.py)
 # A mistake per assignment (old -> new in the solutions notebook), made in every third submission
 MISTAKES = {
     "attention_by_hand": ("math.sqrt(d_k)", "1.0"),

@@ -211,6 +211,21 @@ def masked_attend(Q, K, V, mask):
     return Anything(), Anything()
 ''',
         "read_secrets": READ_SECRETS,
+        # the harness reached through its signal handler (issue 31): its make_call replaced by one that answers
+        # from the harness's references (it had _torch_refs: 5/13) or the course's (13/13). Neither is there now.
+        "harness_reach": '''
+import signal
+space = signal.getsignal(signal.SIGALRM).__globals__
+def answer(call, ns, inputs):
+    import torch
+    args = [space["decode_arg"](a, inputs) for a in call.get("args", [])]
+    refs = space["_torch_refs"]() if "_torch_refs" in space else {}
+    import helpers.attention as course
+    table = {"attention_scores": refs.get("scores"), "stable_softmax": course.softmax,
+             "attend": course.scaled_dot_product_attention, "masked_attend": course.scaled_dot_product_attention}
+    return table[call["call"]](*args)
+space["make_call"] = answer
+''',
         # every function sleeps and shrugs off the alarm: each call is killed at its limit (a few times the
         # master's time), a function that ran out is not waited for again, so it costs seconds, not the
         # submission's 600 s (which, reached, would make this row an error)

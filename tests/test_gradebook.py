@@ -321,3 +321,19 @@ def test_the_graders_memory_stays_bounded_by_the_stream(kind):
     assert proc.returncode == 0, proc.stderr[-1000:]
     size, extra = map(int, proc.stdout.split())
     assert extra <= 3 * size + (32 << 20), f"{kind}: a {size >> 20} MB stream took {extra >> 20} MB more to read"
+
+
+@pytest.mark.parametrize("body", [
+    "return torch.ops.aten._scaled_dot_product_attention_math(Q, K, V)",
+    "return torch.nn.functional.scaled_dot_product_attention(Q, K, V), None",
+    "return torch.nn.MultiheadAttention(Q.shape[-1], 1)(Q, K, V)",
+    "return torch._C._nn.scaled_dot_product_attention(Q, K, V), None",
+    "layer = torch.nn.TransformerEncoderLayer(Q.shape[-1], 1)\n    return layer(Q), None",
+])
+def test_attention_builtins_and_their_synonyms_earn_nothing(body):
+    """The issue's `torch.ops.aten._scaled_dot_product_attention_math` scored 11/13; torch's fused attention,
+    its modules and its internals are banned wherever a task is to write attention."""
+    from assignments.judge import ATTENTION_FAMILY
+
+    nb = {"cells": [{"cell_type": "code", "source": f"import torch\ndef attend(Q, K, V):\n    {body}\n"}]}
+    assert source_verdicts(nb, {"q3": {"defines": ["attend"], "banned": list(ATTENTION_FAMILY)}}, set())["q3"]
