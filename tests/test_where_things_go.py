@@ -47,8 +47,8 @@ def test_every_helpers_package_is_installed_by_pyproject():
     assert listed == on_disk, f"pyproject.toml lists packages {sorted(listed)}; helpers has {sorted(on_disk)}"
 
 
-# The ground floor: modules that build on nothing else of the course (but the package root's paths and setup).
-GROUND_FLOOR = ("attention", "masks", "metrics", "cost", "tables", "i18n", "course", "pinning")
+# The ground floor: modules that build on nothing else of the course.
+GROUND_FLOOR = ("base", "attention", "masks", "metrics", "cost", "tables", "i18n", "course", "pinning")
 
 
 def helpers_imports(path) -> set[str]:

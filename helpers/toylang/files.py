@@ -115,7 +115,7 @@ def _readme_with_stats(text: str, table: str) -> str:
 
 def write_data(directory: Path | str | None = None) -> list[Path]:
     """(Re)generate every data file into `directory` (default: the course's data/) and the README's counts."""
-    from helpers import DATA_DIR
+    from helpers.base import DATA_DIR
 
     directory = Path(directory) if directory is not None else DATA_DIR
     directory.mkdir(parents=True, exist_ok=True)
@@ -135,7 +135,7 @@ def write_data(directory: Path | str | None = None) -> list[Path]:
 
 def load_split(name: str, directory: Path | str | None = None):
     """Read data/<name>.tsv, e.g. load_split('train') or load_split('test_31-40')."""
-    from helpers import DATA_DIR
+    from helpers.base import DATA_DIR
 
     path = Path(directory or DATA_DIR) / f"{name}.tsv"
     if not path.exists():
