@@ -1,41 +1,18 @@
-"""Learning to Attend: the course's helper package (paths, seeding, device and the notebook setup call)."""
+"""Learning to Attend: the course's helper package: the notebook setup call, and the paths, seeding and device of
+`helpers.base` re-exported. The top of the import layers (setup() uses plotting): no helpers module imports it."""
 from __future__ import annotations
 
 import platform
-import random
-from pathlib import Path
 
 from helpers import pinning
 
 pinning.apply()  # before torch loads: its CPU kernels are chosen once, at import (helpers/pinning.py)
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "data"
-NOTEBOOKS_DIR = ROOT / "notebooks"
+from helpers.base import DATA_DIR, NOTEBOOKS_DIR, ROOT, get_device, set_seed, to_numpy  # noqa: E402
 
 __all__ = ["ROOT", "DATA_DIR", "NOTEBOOKS_DIR", "set_seed", "get_device", "setup", "to_numpy"]
-
-
-def set_seed(seed: int) -> None:
-    """Seed Python's `random`, NumPy and torch (CPU and, if present, CUDA) with one number."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    if torch.cuda.is_available():
-        torch.cuda.manual_seed_all(seed)
-
-
-def get_device() -> torch.device:
-    """The best available device: CUDA, then Apple's MPS, then the CPU."""
-    if torch.cuda.is_available():
-        return torch.device("cuda")
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
 
 
 def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en") -> torch.device:
@@ -70,13 +47,3 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
         if not pinned:
             print(i18n.t("setup.not_pinned"))
     return device
-
-
-def to_numpy(x, dtype=np.float64) -> np.ndarray:
-    """Any tensor (even one that requires grad), array, list or number as a NumPy array of `dtype`."""
-    if isinstance(x, torch.Tensor):
-        x = x.detach().cpu()
-        if x.dtype == torch.bool and dtype is not bool:
-            x = x.to(torch.uint8)
-        return x.numpy().astype(dtype, copy=False)
-    return np.asarray(x, dtype=dtype)

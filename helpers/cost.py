@@ -200,7 +200,7 @@ def peak_rss_fresh(n: int, d: int = 64, repeats: int = 3) -> dict[str, int | Non
     import json
     import subprocess
 
-    from helpers import ROOT
+    from helpers.base import ROOT
 
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     runs = []

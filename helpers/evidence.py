@@ -32,7 +32,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from helpers import ROOT, i18n, pinning, set_seed
+from helpers import i18n, pinning
+from helpers.base import ROOT, set_seed
 
 EVIDENCE_DIR = ROOT / "data" / "evidence"
 __all__ = ["Recipe", "RECIPES", "register", "Evidence", "EvidenceMismatch", "load", "run_unit", "make_evidence",

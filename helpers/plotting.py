@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from PIL import Image as PILImage
 
-from helpers import to_numpy
+from helpers.base import to_numpy
 from helpers.i18n import Labels, t
 
 __all__ = [

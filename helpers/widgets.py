@@ -23,8 +23,9 @@ import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers import i18n, to_numpy
+from helpers import i18n
 from helpers.attention import scaled_dot_product_attention
+from helpers.base import to_numpy
 from helpers.plotting import (
     EXPLORER_FIGSIZE,
     draw_decoding_step,

@@ -95,7 +95,7 @@ def test_installed_site_packages_match_their_pins():
 # import name -> distribution name, where they differ
 DISTRIBUTION = {"PIL": "pillow", "yaml": "pyyaml", "otter": "otter-grader", "IPython": "ipython",
                 "sklearn": "scikit-learn", "playwright": "playwright", "fontTools": "fonttools",
-                "sphinx": "sphinx", "mathjax": "django-static-mathjax"}
+                "sphinx": "sphinx", "mathjax": "django-static-mathjax", "importlinter": "import-linter"}
 # the website's build (helpers/devtools/site.py, make site) may import what requirements-site.txt pins
 SITE_MODULES = ("helpers/devtools/site.py", "tests/test_site.py")
 SCANNED = ("helpers", "tests", "benchmarks", "assignments")

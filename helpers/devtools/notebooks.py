@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers import NOTEBOOKS_DIR
+from helpers.base import NOTEBOOKS_DIR
 
 __all__ = ["chapter_notebooks", "execute_notebook", "write_kernelspec"]
 

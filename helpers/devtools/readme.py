@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import ROOT
+from helpers.base import ROOT
 
 __all__ = ["README", "update_readme_section", "course_sections", "read_section", "update_course_sections"]
 

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from helpers import ROOT, i18n
+from helpers import i18n
+from helpers.base import ROOT
 
 __all__ = ["EDITIONS", "SITE_DIR", "docnames", "other_docname", "run_links", "widget_output", "prepare_notebook",
            "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli"]

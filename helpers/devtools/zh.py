@@ -46,7 +46,8 @@ import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
-from helpers import NOTEBOOKS_DIR, ROOT, i18n
+from helpers import i18n
+from helpers.base import NOTEBOOKS_DIR, ROOT
 from helpers.devtools.hygiene import SETUP_CELL
 from helpers.devtools.notebooks import chapter_notebooks
 

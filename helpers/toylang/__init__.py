@@ -35,9 +35,11 @@ translates; ``()`` means none (``de``, ``le``). In TSV files a set is written as
 Everything is deterministic from a seed and sentence lengths are exact (uniform over a range).
 ``python -m helpers.toylang --write`` regenerates ``data/`` byte for byte; ``--stats`` prints the counts.
 
-One idea per module: ``simple`` and ``rich`` (the grammars), ``common`` (what they share), ``task`` (the public
-functions over both), ``vocab`` (vocabularies), ``buckets`` (length buckets), ``files`` (data files and splits).
-Everything public is importable from ``helpers.toylang``.
+One idea per module, each importing only the ones before it: ``common`` (what the grammars share, the vocabulary
+hint's format among it), ``simple`` and ``rich`` (the grammars, each with public functions: ``rich_translate``,
+``simple_words``, ...), ``task`` (the public functions over both, built on those), ``vocab`` (vocabularies),
+``buckets`` (length buckets), ``files`` (data files and splits). Everything in ``__all__`` is importable from
+``helpers.toylang``.
 """
 from helpers.toylang.buckets import TEST_BUCKETS, TRAIN_LENGTHS, UNSEEN_BUCKET, bucket_name
 from helpers.toylang.common import GRAMMARS
@@ -52,12 +54,11 @@ from helpers.toylang.files import (
     write_data,
     write_tsv,
 )
-from helpers.toylang.rich import VARIATION_P
+from helpers.toylang.rich import TARGET_ROLE, VARIATION_P
 from helpers.toylang.simple import LEXICON
 from helpers.toylang.task import (
     CATEGORY,
     PHENOMENA,
-    TARGET_ROLE,
     is_noun,
     max_target_length,
     phenomena,

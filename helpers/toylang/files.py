@@ -11,7 +11,7 @@ from typing import Sequence
 
 from helpers.toylang.buckets import TEST_BUCKETS, TRAIN_LENGTHS, bucket_name
 from helpers.toylang.common import GRAMMARS
-from helpers.toylang.task import PHENOMENA, _sample_one, phenomena, sample_pairs
+from helpers.toylang.task import PHENOMENA, phenomena, sample_pair, sample_pairs
 
 N_TRAIN, N_VALID, N_TEST = 10000, 400, 200
 SEED_TRAIN, SEED_VALID, SEED_TEST = 1, 2, 3
@@ -55,7 +55,7 @@ def _unique(n: int, min_len: int, max_len: int, seed: int, seen: set) -> list:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        pair = _sample_one(rng, rng.randint(min_len, max_len))
+        pair = sample_pair(rng, rng.randint(min_len, max_len))
         key = " ".join(pair[0])
         if key not in seen:
             seen.add(key)
@@ -115,7 +115,7 @@ def _readme_with_stats(text: str, table: str) -> str:
 
 def write_data(directory: Path | str | None = None) -> list[Path]:
     """(Re)generate every data file into `directory` (default: the course's data/) and the README's counts."""
-    from helpers import DATA_DIR
+    from helpers.base import DATA_DIR
 
     directory = Path(directory) if directory is not None else DATA_DIR
     directory.mkdir(parents=True, exist_ok=True)
@@ -135,7 +135,7 @@ def write_data(directory: Path | str | None = None) -> list[Path]:
 
 def load_split(name: str, directory: Path | str | None = None):
     """Read data/<name>.tsv, e.g. load_split('train') or load_split('test_31-40')."""
-    from helpers import DATA_DIR
+    from helpers.base import DATA_DIR
 
     path = Path(directory or DATA_DIR) / f"{name}.tsv"
     if not path.exists():

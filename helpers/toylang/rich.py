@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 from typing import Sequence
 
-from helpers.toylang.common import MIN_LEN, _split_clauses
+from helpers.toylang.common import MIN_LEN, format_hint, split_clauses
 
 _DETS = {"the": None, "a": "yi", "this": "zhe", "that": "na", "every": "mei"}
 _MEASURE = {   # measure word -> the nouns that take it (source noun: target noun)
@@ -66,9 +66,25 @@ _RICH_WORDS: dict[str, list[str]] = {
 }
 
 
-_RICH_CATEGORY = {w: c for c, ws in _RICH_WORDS.items() for w in ws}
+#: Category of every source word of the rich grammar (see helpers.toylang.task.CATEGORY).
+RICH_CATEGORY: dict[str, str] = {w: c for c, ws in _RICH_WORDS.items() for w in ws}
 
-def _rich_target_words() -> list[str]:
+
+def rich_words() -> dict[str, list[str]]:
+    """The rich grammar's source words by category (fresh lists; phrasal verbs as their verb and particle)."""
+    return {c: list(ws) for c, ws in _RICH_WORDS.items()}
+
+
+def rich_hint(per_category: int = 5) -> str:
+    """The rich grammar's allowed source words, a few per category (a phrasal verb as its two words)."""
+    cats = rich_words()
+    cats["verb_phrasal"] = [" ".join((p[0], p[2])) for p in (*_PHRASAL_T, *_PHRASAL_I)]
+    cats.pop("particle")
+    return format_hint(cats, per_category)
+
+
+def rich_target_words() -> list[str]:
+    """Every target word of the rich grammar, once each, in a fixed order."""
     words = [t for t in _DETS.values() if t] + list(_MEASURE) + list(_NOUNS.values()) + list(_ADJS.values())
     words += [w for pair in _PREPS.values() for w in pair] + [t for t, _, _ in _VERB_FORMS.values()]
     words += list(_CONJS.values()) + list(_SYNONYMS.values()) + [DE, LE]
@@ -175,11 +191,9 @@ def _render(src: Sequence[str], clauses: list[_Clause], flags: _Flags) -> tuple[
 # ---------------------------------------------------------------- parsing the rich source language
 def _parse_rich(words: list[str]) -> list[_Clause]:
     """Parse a rich-grammar source sentence (raises ValueError naming the position and what was expected)."""
-    unknown = [w for w in words if w not in _RICH_CATEGORY]
+    unknown = [w for w in words if w not in RICH_CATEGORY]
     if unknown:
-        from helpers.toylang.task import vocabulary_hint  # the task knows both grammars
-
-        raise ValueError(f"unknown source words: {list(dict.fromkeys(unknown))}; allowed: {vocabulary_hint()}")
+        raise ValueError(f"unknown source words: {list(dict.fromkeys(unknown))}; allowed: {rich_hint()}")
     if not words:
         raise ValueError("cannot translate an empty sentence; expected at least 3 words, e.g. 'the dog sleeps'")
     pos = 0
@@ -193,14 +207,14 @@ def _parse_rich(words: list[str]) -> list[_Clause]:
 
     def take(cat: str, what: str) -> int:
         nonlocal pos
-        if peek() is None or _RICH_CATEGORY[peek()] != cat:
+        if peek() is None or RICH_CATEGORY[peek()] != cat:
             fail(what)
         pos += 1
         return pos - 1
 
     def noun_phrase(allow_rel: bool) -> _NP:
         det = take("det", "a determiner (the, a, this, that, every)")
-        adj = take("adj", "an adjective") if peek() is not None and _RICH_CATEGORY[peek()] == "adj" else None
+        adj = take("adj", "an adjective") if peek() is not None and RICH_CATEGORY[peek()] == "adj" else None
         noun = take("noun", "a noun")
         rel = None
         if allow_rel and peek() in _RELS:
@@ -229,13 +243,13 @@ def _parse_rich(words: list[str]) -> list[_Clause]:
         subj = noun_phrase(allow_rel=True)
         vp = verb_phrase(allow_rel=True)
         pp = None
-        if peek() is not None and _RICH_CATEGORY[peek()] == "prep":
+        if peek() is not None and RICH_CATEGORY[peek()] == "prep":
             prep = take("prep", "a preposition")
             pp = _PP(prep, noun_phrase(allow_rel=False))
         return _Clause(subj, vp, pp, conj)
 
     clauses = [clause(None)]
-    while peek() is not None and _RICH_CATEGORY[peek()] == "conj":
+    while peek() is not None and RICH_CATEGORY[peek()] == "conj":
         conj = take("conj", "and/but")
         clauses.append(clause(conj))
     if pos != len(words):
@@ -349,11 +363,29 @@ def _flags(rng: random.Random) -> _Flags:
     return _Flags(le_final=rng.random() < VARIATION_P, synonyms=rng.random() < VARIATION_P)
 
 
-def _sample_rich(rng: random.Random, n: int):
+def rich_sample(rng: random.Random, n: int):
+    """One (src, tgt, alignment) pair of the rich grammar with exactly n source words, drawn from `rng`."""
     b = _RichBuilder(rng)
-    for i, size in enumerate(_split_clauses(rng, n, MIN_LEN, MAX_RICH_CLAUSE)):
+    for i, size in enumerate(split_clauses(rng, n, MIN_LEN, MAX_RICH_CLAUSE)):
         if i:
             b.emit(rng.choice(_RICH_WORDS["conj"]))
         b.clause(size)
     tgt, align = _render(b.src, _parse_rich(b.src), _flags(rng))
     return b.src, tgt, align
+
+
+def rich_translate(words: list[str]) -> tuple[list[str], list[tuple[int, ...]]]:
+    """The default translation of a rich-grammar source sentence and its gold alignment sets (ValueError if the
+    sentence has an unknown word or does not parse)."""
+    return _render(words, _parse_rich(words), _Flags())
+
+
+def rich_references(words: list[str]) -> list[list[str]]:
+    """Every valid translation of a rich-grammar source sentence: the default first, at most 4, no duplicates."""
+    tree = _parse_rich(words)
+    out: list[list[str]] = []
+    for le_final, synonyms in ((False, False), (True, False), (False, True), (True, True)):
+        tgt = _render(words, tree, _Flags(le_final, synonyms))[0]
+        if tgt not in out:
+            out.append(tgt)
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from helpers.toylang.common import _split_clauses
+from helpers.toylang.common import format_hint, split_clauses
 
 _SIMPLE_WORDS = {
     "det": {"the": "ka", "a": "na", "this": "ti", "that": "ta", "every": "vo", "some": "se"},
@@ -26,6 +26,8 @@ _SIMPLE_WORDS = {
 }
 #: The simple grammar's word-for-word lexicon (source word -> its one target word).
 LEXICON: dict[str, str] = {s: t for group in _SIMPLE_WORDS.values() for s, t in group.items()}
+#: Category of every source word of the simple grammar (see helpers.toylang.task.CATEGORY).
+SIMPLE_CATEGORY: dict[str, str] = {w: c for c, group in _SIMPLE_WORDS.items() for w in group}
 _SIMPLE_LISTS = {cat: sorted(group) for cat, group in _SIMPLE_WORDS.items()}
 
 MAX_ADJ = 2          # adjectives per noun phrase (simple grammar)
@@ -81,25 +83,34 @@ class _SimpleBuilder:
         return subj + [self.word("verb_i")]
 
 
+def simple_words() -> dict[str, list[str]]:
+    """The simple grammar's source words by category (fresh lists, each sorted)."""
+    return {c: list(ws) for c, ws in _SIMPLE_LISTS.items()}
 
-def _sample_simple(rng: random.Random, n: int):
+
+def simple_hint(per_category: int = 5) -> str:
+    """The simple grammar's allowed source words, a few per category."""
+    return format_hint(simple_words(), per_category)
+
+
+def simple_sample(rng: random.Random, n: int):
+    """One (src, tgt, alignment) pair of the simple grammar with exactly n source words, drawn from `rng`."""
     b = _SimpleBuilder(rng)
     out: list[tuple[str, int]] = []
-    for i, size in enumerate(_split_clauses(rng, n, MIN_CLAUSE, MAX_CLAUSE)):
+    for i, size in enumerate(split_clauses(rng, n, MIN_CLAUSE, MAX_CLAUSE)):
         if i:
             out.append(b.word("conj"))
         out += b.clause(size)
     return b.src, [w for w, _ in out], [(i,) for _, i in out]
 
 
-def _translate_simple(words: list[str]) -> tuple[list[str], list[tuple[int, ...]]]:
-    cat = {s: c for c, group in _SIMPLE_WORDS.items() for s in group}
+def simple_translate(words: list[str]) -> tuple[list[str], list[tuple[int, ...]]]:
+    """The one translation of a simple-grammar source sentence and its gold alignment (one source position per
+    target word); ValueError if the sentence has an unknown word or does not parse."""
+    cat = SIMPLE_CATEGORY
     unknown = [w for w in words if w not in cat]
     if unknown:
-        from helpers.toylang.task import vocabulary_hint  # the task knows both grammars
-
-        raise ValueError(f"unknown source words for the simple grammar: {unknown}; "
-                         f"allowed: {vocabulary_hint('simple')}")
+        raise ValueError(f"unknown source words for the simple grammar: {unknown}; allowed: {simple_hint()}")
     pos = 0
 
     def expect(c: str) -> tuple[str, int]:

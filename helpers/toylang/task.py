@@ -4,32 +4,19 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from helpers import i18n
-from helpers.toylang.common import MIN_LEN, _check_grammar
-from helpers.toylang.rich import (
-    _PHRASAL_I,
-    _PHRASAL_T,
-    _RICH_CATEGORY,
-    _RICH_WORDS,
-    TARGET_ROLE,  # noqa: F401  (re-exported by helpers.toylang)
-    _Flags,
-    _parse_rich,
-    _render,
-    _sample_rich,
-)
-from helpers.toylang.simple import _SIMPLE_LISTS, _SIMPLE_WORDS, _sample_simple, _translate_simple
+from helpers.toylang.common import MIN_LEN, check_grammar
+from helpers.toylang.rich import RICH_CATEGORY, rich_hint, rich_references, rich_sample, rich_translate, rich_words
+from helpers.toylang.simple import SIMPLE_CATEGORY, simple_hint, simple_sample, simple_translate, simple_words
 
-_SIMPLE_CATEGORY = {w: c for c, group in _SIMPLE_WORDS.items() for w in group}
 #: Category of every source word of either grammar ("det", "adj", "noun", "prep", "verb_t", "verb_i",
 #: "verb_phrasal" (first word of a phrasal verb), "particle", "rel", "conj"); the grammars agree on shared words.
-CATEGORY: dict[str, str] = {**_SIMPLE_CATEGORY, **_RICH_CATEGORY}
-assert all(_SIMPLE_CATEGORY[w] == c for w, c in _RICH_CATEGORY.items() if w in _SIMPLE_CATEGORY)
+CATEGORY: dict[str, str] = {**SIMPLE_CATEGORY, **RICH_CATEGORY}
+assert all(SIMPLE_CATEGORY[w] == c for w, c in RICH_CATEGORY.items() if w in SIMPLE_CATEGORY)
 
 
-def _sample_one(rng: random.Random, n: int, grammar: str = "rich"):
-    """One (src, tgt, alignment) pair of exactly n source words from one grammar."""
-    return _sample_rich(rng, n) if grammar == "rich" else _sample_simple(rng, n)
-
+def sample_pair(rng: random.Random, n: int, grammar: str = "rich"):
+    """One (src, tgt, alignment) pair of exactly n source words from one grammar, drawn from `rng`."""
+    return rich_sample(rng, n) if grammar == "rich" else simple_sample(rng, n)
 
 
 def sample_pairs(n: int, min_len: int = 4, max_len: int = 40, seed: int = 0, grammar: str = "rich"):
@@ -38,12 +25,12 @@ def sample_pairs(n: int, min_len: int = 4, max_len: int = 40, seed: int = 0, gra
     Returns a list of (src_tokens, tgt_tokens, alignment) tuples; alignment[j] is the sorted tuple of source
     positions that target word j translates (empty: none). grammar="rich" (default) or "simple".
     """
-    _check_grammar(grammar)
+    check_grammar(grammar)
     if min_len < MIN_LEN or max_len < min_len:
         raise ValueError(f"lengths must satisfy {MIN_LEN} <= min_len <= max_len; "
                          f"got min_len={min_len}, max_len={max_len}")
     rng = random.Random(seed)
-    return [_sample_one(rng, rng.randint(min_len, max_len), grammar) for _ in range(n)]
+    return [sample_pair(rng, rng.randint(min_len, max_len), grammar) for _ in range(n)]
 
 
 def translate(src_tokens: Sequence[str], grammar: str = "rich") -> tuple[list[str], list[tuple[int, ...]]]:
@@ -52,26 +39,16 @@ def translate(src_tokens: Sequence[str], grammar: str = "rich") -> tuple[list[st
     Raises ValueError for an unknown word (the message lists the allowed words) or a sentence the grammar
     cannot parse (the message names the position and what was expected there).
     """
-    _check_grammar(grammar)
+    check_grammar(grammar)
     words = [str(w) for w in src_tokens]
-    if grammar == "simple":
-        return _translate_simple(words)
-    return _render(words, _parse_rich(words), _Flags())
+    return simple_translate(words) if grammar == "simple" else rich_translate(words)
 
 
 def references(src_tokens: Sequence[str], grammar: str = "rich") -> list[list[str]]:
     """Every valid translation of a source sentence (the default first; at most 4, no duplicates)."""
-    _check_grammar(grammar)
+    check_grammar(grammar)
     words = [str(w) for w in src_tokens]
-    if grammar == "simple":
-        return [_translate_simple(words)[0]]
-    tree = _parse_rich(words)
-    out: list[list[str]] = []
-    for le_final, synonyms in ((False, False), (True, False), (False, True), (True, True)):
-        tgt = _render(words, tree, _Flags(le_final, synonyms))[0]
-        if tgt not in out:
-            out.append(tgt)
-    return out
+    return [simple_translate(words)[0]] if grammar == "simple" else rich_references(words)
 
 
 #: The phenomena `phenomena()` reads off a gold alignment, in a fixed order.
@@ -123,10 +100,8 @@ def phenomena(pair) -> set[str]:
 
 def words_by_category(grammar: str = "rich") -> dict[str, list[str]]:
     """The source words of a grammar by category, e.g. {"det": ["the", "a", ...], "noun": [...], ...}."""
-    _check_grammar(grammar)
-    if grammar == "simple":
-        return {c: list(ws) for c, ws in _SIMPLE_LISTS.items()}
-    return {c: list(ws) for c, ws in _RICH_WORDS.items()}
+    check_grammar(grammar)
+    return simple_words() if grammar == "simple" else rich_words()
 
 
 def is_noun(word: str) -> bool:
@@ -134,27 +109,10 @@ def is_noun(word: str) -> bool:
     return CATEGORY.get(word) == "noun"
 
 
-# the category names of the hint, in the current language
-_HINT_LABELS = i18n.Labels({"det": "toylang.det", "adj": "toylang.adj", "noun": "toylang.noun", "prep": "toylang.prep",
-                       "verb_t": "toylang.verb_t", "verb_i": "toylang.verb_i", "verb_phrasal": "toylang.verb_phrasal",
-                       "rel": "toylang.rel", "conj": "toylang.conj"})
-
-
 def vocabulary_hint(grammar: str = "rich", per_category: int = 5) -> str:
     """A short human-readable list of the allowed source words, a few per category."""
-    if grammar == "rich":
-        cats = words_by_category("rich")
-        phrasal = [" ".join((p[0], p[2])) for p in (*_PHRASAL_T, *_PHRASAL_I)]
-        cats = {**cats, "verb_phrasal": phrasal}
-        cats.pop("particle")
-    else:
-        cats = words_by_category(grammar)
-    parts = []
-    for c, ws in cats.items():
-        more = ", ..." if len(ws) > per_category else ""
-        words = ", ".join(ws[:per_category]) + more
-        parts.append(i18n.t("toylang.hint_part", label=_HINT_LABELS.get(c, c), words=words))
-    return i18n.t("toylang.hint_sep").join(parts)
+    check_grammar(grammar)
+    return rich_hint(per_category) if grammar == "rich" else simple_hint(per_category)
 
 
 def max_target_length(n_src: int, grammar: str = "rich") -> int:
@@ -163,5 +121,5 @@ def max_target_length(n_src: int, grammar: str = "rich") -> int:
     Rich grammar: every source word yields at most two target words (a + measure word, adjective + de,
     verb + le, the two halves of a circumposition), so 2 * n_src. Simple grammar: n_src.
     """
-    _check_grammar(grammar)
+    check_grammar(grammar)
     return 2 * n_src if grammar == "rich" else n_src

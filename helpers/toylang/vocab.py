@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from helpers.toylang.rich import _rich_target_words
-from helpers.toylang.simple import LEXICON
-from helpers.toylang.task import _RICH_CATEGORY, _SIMPLE_CATEGORY, CATEGORY
+from helpers.toylang.rich import RICH_CATEGORY, rich_target_words
+from helpers.toylang.simple import LEXICON, SIMPLE_CATEGORY
+from helpers.toylang.task import CATEGORY
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)
@@ -47,12 +47,12 @@ class Vocab:
 
 def source_vocab(grammar: str | None = None) -> Vocab:
     """Source words of one grammar, or of both (default, so one model can read either); fixed, data-independent."""
-    words = {"rich": _RICH_CATEGORY, "simple": _SIMPLE_CATEGORY, None: CATEGORY}[grammar]
+    words = {"rich": RICH_CATEGORY, "simple": SIMPLE_CATEGORY, None: CATEGORY}[grammar]
     return Vocab(SPECIALS + tuple(sorted(words)))
 
 
 def target_vocab(grammar: str | None = None) -> Vocab:
     """Target words of one grammar, or of both (default)."""
-    rich, simple = set(_rich_target_words()), set(LEXICON.values())
+    rich, simple = set(rich_target_words()), set(LEXICON.values())
     words = {"rich": rich, "simple": simple, None: rich | simple}[grammar]
     return Vocab(SPECIALS + tuple(sorted(words)))
