@@ -4,8 +4,9 @@
     python -m assignments.release DEST --dist DIR       # take the student notebooks of an existing build
     python -m assignments.release DEST --force          # replace an earlier release in DEST
 
-DEST gets the course notebooks, `helpers/`, `data/`, the READMEs, the environment files, the Makefile, `binder/`,
-`site_src/` (so `make site` builds the website from the release),
+DEST gets the course notebooks, `helpers/`, `data/`, the READMEs, the environment files, the Makefile, the root
+`conftest.py` (which zh notebooks nbval runs), `binder/`, `site_src/` (so `make site` builds the website from the
+release),
 and `assignments/<name>/<name>.ipynb`: the STUDENT version of every assignment (answers left as `...`, public tests
 only). No masters, no autograder zips, no tests/ or .ci/. After writing, every file of DEST is searched for every
 solution line and hidden-test line of every master (`find_leaks`); a hit deletes nothing but fails the release.
@@ -25,7 +26,7 @@ from assignments.build import autograder_zip, build, masters, secret_lines
 from helpers import ROOT
 
 COURSE_FILES = ["README.md", "README.zh.md", "requirements.txt", "requirements-site.txt", "environment.yml",
-                "pyproject.toml", "Makefile"]
+                "pyproject.toml", "Makefile", "conftest.py"]  # conftest: nbval's zh selection and the AMD rule
 COURSE_DIRS = ["notebooks", "helpers", "data", "binder", "site_src"]  # site_src: `make site` works in the release
 SKIP = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".DS_Store"}
 MARKER = ".student-release"

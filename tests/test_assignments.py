@@ -753,3 +753,41 @@ def test_the_training_check_scores_the_students_own_translations():
     truth = checks.course_translator().tgt_vocab
     perfect = torch.tensor([truth.encode(p[1]) + [truth.eos_id] + [0] * (60 - len(p[1])) for p in pairs])
     assert checks.translation_bleu(perfect, pairs) > 99.9   # the scoring itself: right translations score 100
+
+
+def test_a3s_budget_in_the_masters_hidden_test_is_the_graders():
+    """A3's training budget is typed twice: in checks.py (the grader's) and in the master's hidden test (run by
+    `make assignments` on the solution). They must agree, or the master passes a check the grader does not make."""
+    import inspect
+    import json
+
+    from assignments import judge
+
+    checks = judge.load_checks("decoder_attention")
+    master = json.loads((ASSIGNMENTS / "decoder_attention" / "decoder_attention.ipynb").read_text())
+    source = next(text for text in ("".join(c["source"]) for c in master["cells"])
+                  if "def test_q2_learns_long_sentences" in text)
+    grader = inspect.getsource(checks)
+
+    def default(name: str, text: str) -> str:
+        return re.search(rf'"{name}", "([\d.]+)"', text).group(1)
+
+    found = {
+        "steps": default("GRADING_A3_STEPS", source),
+        "min_bleu": default("GRADING_A3_MIN_BLEU", source),
+        "sizes": re.search(r"make_model\(seed=SEED, emb=(\d+), hidden=(\d+), attn_hidden=(\d+)\)", source).groups(),
+        "max_len": re.search(r"len\(p\[0\]\) <= (\d+)", source).group(1),
+        "batch_lr": re.search(r"batch_size=(\d+), lr=([\d.]+)", source).groups(),
+        "sentences": re.search(r'limit=(\d+)\)\["(\d+)-(\d+)"\]', source).groups(),
+    }
+    expected = {
+        "steps": default("GRADING_A3_STEPS", grader),
+        "min_bleu": default("GRADING_A3_MIN_BLEU", grader),
+        "sizes": tuple(str(checks.MODEL[k]) for k in ("emb", "hidden", "attn_hidden")),
+        "max_len": str(checks.MAX_TRAIN_LEN),
+        "batch_lr": (str(checks.BATCH), f"{checks.LR:g}"),
+        "sentences": (default("GRADING_A3_SENTENCES", grader), *map(str, checks.TEST_LENGTHS)),
+    }
+    for key, value in expected.items():
+        assert found[key] == value, (f"A3's {key}: the master's test_q2_learns_long_sentences says {found[key]}, "
+                                     f"assignments/decoder_attention/checks.py says {value}")

@@ -38,7 +38,7 @@ def test_trivial_lines_are_only_trivial():
 def test_release_holds_the_course_and_only_student_notebooks(release):
     top = {p.name for p in release.iterdir()}
     assert {"notebooks", "helpers", "data", "README.md", "requirements.txt", "environment.yml", "pyproject.toml",
-            "Makefile", "assignments", MARKER} <= top
+            "Makefile", "assignments", MARKER, "conftest.py"} <= top   # conftest.py: `pytest --nbval notebooks` as here
     assert not {"tests", ".ci", ".git", "benchmarks"} & top
     assert sorted(p.name for p in (release / "notebooks").glob("*.ipynb")) == \
         sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
