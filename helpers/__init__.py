@@ -12,7 +12,7 @@ import torch  # noqa: E402
 
 from helpers.base import DATA_DIR, NOTEBOOKS_DIR, ROOT, get_device, set_seed, to_numpy  # noqa: E402
 
-__all__ = ["ROOT", "DATA_DIR", "NOTEBOOKS_DIR", "set_seed", "get_device", "setup", "to_numpy"]
+__all__ = ["ROOT", "DATA_DIR", "NOTEBOOKS_DIR", "set_seed", "get_device", "setup", "pinning_phrase", "to_numpy"]
 
 
 def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en") -> torch.device:
@@ -38,12 +38,20 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     use_course_style(lang)
     device = get_device()
     if not quiet:
-        pinned, phrase = pinning.status()
-        phrase = i18n.t("setup.pinned") if pinned else phrase   # an unpinned machine's reason stays as torch says it
         python = ".".join(platform.python_version_tuple()[:2])
         print(i18n.t("setup.line", python=python, torch=torch.__version__.split("+")[0], device=device.type,
                      threads=threads, seed=seed)
-              + (i18n.t("setup.lang", code=lang) if lang != "en" else "") + f" | {phrase}")
-        if not pinned:
+              + (i18n.t("setup.lang", code=lang) if lang != "en" else "") + f" | {pinning_phrase()}")
+        if not pinning.status()[0]:
             print(i18n.t("setup.not_pinned"))
     return device
+
+
+def pinning_phrase() -> str:
+    """The phrase that ends the setup line: the pinned CPU kernels in the current language (helpers.i18n) or, off the
+    pinned paths, the reason `helpers.pinning.status()` gives, as torch says it."""
+    from helpers import i18n
+
+    pinned, phrase = pinning.status()
+    return i18n.t("setup.pinned") if pinned else phrase
+

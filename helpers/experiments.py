@@ -24,7 +24,7 @@ from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
 __all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ordered", "summarize", "pivot",
            "by_bucket", "crossing_stats", "crossing_verdict", "t_cdf", "t_quantile", "t_half_width",
-           "paired_interval", "VERDICTS", "verdict_of", "compare_variants", "false_verdict_rate",
+           "paired_interval", "VERDICTS", "VERDICT_LABELS", "verdict_of", "compare_variants", "false_verdict_rate",
            "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
            "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows",
            "results_from_rows", "log_from_rows", "budget_curve"]
@@ -292,6 +292,9 @@ def paired_interval(diffs: Sequence[float], level: float = 0.95) -> dict:
 
 #: The verdicts of compare_variants.
 VERDICTS = ("a better", "b better", "no difference detectable")
+#: The verdicts as a reader sees them in the current language: VERDICT_LABELS["a better"] -> "a better" / "前者更好".
+VERDICT_LABELS = i18n.Labels({"a better": "experiments.a_better", "b better": "experiments.b_better",
+                              "no difference detectable": "experiments.no_difference"})
 
 
 def verdict_of(low: float, high: float) -> str:

@@ -124,7 +124,8 @@ def with_chinese(english: dict[str, str], path: Path = MESSAGES_PO) -> dict[str,
 
 # ------------------------------------------------------------------------------------------------ the catalogue
 # key: the English template; the Chinese is in helpers/locale/zh/messages.po. Keys are grouped by the module that
-# uses them: core.*, describe.*, ch01.* ... ch08.*, widgets.*, plots.*, tables.*, training.*, toylang.*, setup.*.
+# uses them: core.*, describe.*, ch01.* ... ch08.*, widgets.*, plots.*, tables.*, training.*, experiments.*,
+# toylang.*, setup.*.
 ENGLISH: dict[str, str] = {
     # ---------------------------------------------------------------------- setup and the shared checker core
     "setup.line": ("Learning to Attend | python {python} | torch {torch} | device {device} | threads {threads} | seed "
@@ -1009,6 +1010,14 @@ ENGLISH: dict[str, str] = {
     "training.class_adjective": "adjective",
     "training.class_noun": "noun",
     "training.class_verb": "verb",
+    # --------------------------------------------------------------------------- chapter 01
+    "training.noun_first": "first",
+    "training.noun_middle": "middle",
+    "training.noun_last": "last",
+    # --------------------------------------------------------------------------- chapters 06, 07: compare_variants
+    "experiments.a_better": "a better",
+    "experiments.b_better": "b better",
+    "experiments.no_difference": "no difference detectable",
 }
 
 # {key: (English, Chinese)}, the Chinese read from helpers/locale/zh/messages.po

@@ -5,12 +5,17 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Sequence
 
-__all__ = ["format_table", "text_width"]
+__all__ = ["format_table", "text_width", "ljust"]
 
 
 def text_width(text: str) -> int:
     """The columns a string takes in a fixed-width font: wide characters (Chinese, full-width punctuation) take two."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def ljust(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` columns of a fixed-width font (str.ljust counts characters, not columns)."""
+    return text + " " * (width - text_width(text))
 
 
 def _cell(value, digits: int) -> str:

@@ -13,7 +13,7 @@ from helpers.metrics import alignment_accuracy, corpus_bleu, exact_match
 from helpers.seq2seq import Seq2Seq, forced_attention, greedy_translate, length_batches, make_batch
 
 __all__ = ["TrainLog", "train", "evaluate", "evaluate_buckets", "gradient_to_first_word", "gradient_by_length",
-           "final_states", "linear_probe_accuracy", "probe_nouns", "results_table"]
+           "final_states", "linear_probe_accuracy", "probe_nouns", "NOUN_PLACES", "results_table"]
 
 
 @dataclass
@@ -226,6 +226,11 @@ def probe_nouns(model: Seq2Seq, pairs: Sequence, state: str = "forward",
     feats = final_states(model, [p[0] for p in pairs], state)
     targets = [_noun_targets(p[0]) for p in pairs]
     return {w: linear_probe_accuracy(feats, [t[w] for t in targets]) for w in which}
+
+
+# the nouns `probe_nouns` reads, as a reader sees them in the current language: NOUN_PLACES["middle"] -> "middle"
+NOUN_PLACES = i18n.Labels({"first": "training.noun_first", "middle": "training.noun_middle",
+                           "last": "training.noun_last"})
 
 
 # ---------------------------------------------------------------- reporting

@@ -12,14 +12,9 @@ import builtins
 import nbformat
 import pytest
 
-from helpers.devtools import chapter_notebooks
+from helpers.devtools import chapter_notebooks, python_of
 
 BUILTINS = set(dir(builtins))
-
-
-def _python_of(cell_source: str) -> str:
-    """The cell without IPython magics and shell lines, which are not Python."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell_source.splitlines())
 
 
 def _literal_names(tree: ast.AST) -> set[str]:
@@ -50,7 +45,7 @@ def _is_literal(node: ast.AST, literal_names: set[str]) -> bool:
 def literal_asserts(source: str) -> list[tuple[int, str]]:
     """(line, text) of the asserts in `source` whose test cannot depend on anything computed."""
     try:
-        tree = ast.parse(_python_of(source))
+        tree = ast.parse(python_of(source))
     except SyntaxError:
         return []
     names = _literal_names(tree)

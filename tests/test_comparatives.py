@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import nbformat
 import pytest
 
-from helpers.devtools import chapter_notebooks
+from helpers.devtools import chapter_notebooks, python_of
 
 # ----------------------------------------------------------------------------------------- the prose and its outputs
 
@@ -93,8 +93,7 @@ def _printed_next(cells, index: int) -> list[str]:
 def plot_titles(source: str) -> list[str]:
     """The titles a code cell gives its plots (title=..., set_title, suptitle), an f-string's fields shown as '…'."""
     try:
-        tree = ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line  # magics are not Python
-                                   for line in source.splitlines()))
+        tree = ast.parse(python_of(source))   # magics are not Python
     except SyntaxError:
         return []
 

@@ -21,7 +21,7 @@ PENDING = {}
 TRANSLATED = [p for p in CHAPTERS if p.stem[:2] not in PENDING]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 KEY_LITERAL = re.compile(
-    r"""["']((?:core|attention|describe|setup|widgets|plots|tables|training|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
+    r"""["']((?:core|attention|describe|setup|widgets|plots|tables|training|experiments|toylang|ch\d\d)\.[a-z0-9_]+)["']""")
 
 
 @pytest.fixture(autouse=True)

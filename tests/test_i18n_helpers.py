@@ -345,6 +345,31 @@ def test_results_table_headers():
     assert list(results_table({"m": {"b": {"loss": 1.0}}}, metrics=("loss",))["b"]) == ["m loss"]
 
 
+def test_noun_places_verdicts_and_the_pinning_phrase_in_both_languages():
+    """The words chapters 01, 06 and 07 show for a probe's nouns and a comparison's verdict, and the phrase that ends
+    the setup line (chapter 00 prints it again): English as the cells printed them before, Chinese under "zh"."""
+    from helpers.experiments import VERDICT_LABELS, VERDICTS
+    from helpers.training import NOUN_PLACES
+
+    assert dict(NOUN_PLACES) == {"first": "first", "middle": "middle", "last": "last"}
+    assert [VERDICT_LABELS[v] for v in VERDICTS] == list(VERDICTS)      # the verdicts themselves
+    english_phrase = helpers.pinning_phrase()
+    assert english_phrase == helpers.pinning.status()[1]
+    with i18n.language("zh"):
+        assert dict(NOUN_PLACES) == {"first": "第一个", "middle": "中间", "last": "最后一个"}
+        assert [VERDICT_LABELS[v] for v in VERDICTS] == ["前者更好", "后者更好", "看不出差别"]
+        phrase = helpers.pinning_phrase()
+    assert phrase == ("CPU 内核 AVX2（已固定）" if helpers.pinning.status()[0] else english_phrase)
+
+
+def test_ljust_pads_to_columns_not_characters():
+    from helpers.tables import ljust, text_width
+
+    assert ljust("split_heads: Q", 16) == "split_heads: Q  " == "split_heads: Q".ljust(16)   # ASCII: as str.ljust
+    assert ljust("权重：每个头一张图", 22) == "权重：每个头一张图    " and text_width(ljust("x：句子", 9)) == 9
+    assert ljust("too long", 3) == "too long"
+
+
 def test_progress_bars_are_described_in_the_current_language(monkeypatch, gru_model):
     import tqdm.auto
 

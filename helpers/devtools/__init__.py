@@ -10,7 +10,8 @@
 Command line: ``python -m helpers.devtools execute [NOTEBOOK ...]``, ``python -m helpers.devtools course``.
 """
 from helpers.devtools.hygiene import SETUP_CELL, notebook_problems
-from helpers.devtools.notebooks import chapter_notebooks, execute_notebook
+from helpers.devtools.notebooks import chapter_notebooks, execute_notebook, python_of
 from helpers.devtools.readme import update_readme_section
 
-__all__ = ["SETUP_CELL", "notebook_problems", "chapter_notebooks", "execute_notebook", "update_readme_section"]
+__all__ = ["SETUP_CELL", "notebook_problems", "chapter_notebooks", "execute_notebook", "python_of",
+           "update_readme_section"]

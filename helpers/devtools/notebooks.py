@@ -11,12 +11,17 @@ import nbformat
 
 from helpers.base import NOTEBOOKS_DIR
 
-__all__ = ["chapter_notebooks", "execute_notebook", "write_kernelspec"]
+__all__ = ["chapter_notebooks", "python_of", "execute_notebook", "write_kernelspec"]
 
 
 def chapter_notebooks() -> list[Path]:
     """Every course notebook, in chapter order (notebooks/NN_*.ipynb)."""
     return sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def python_of(source: str) -> str:
+    """A code cell's source as Python: its IPython magics and shell lines (`%`, `!`) blanked, line numbers kept."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
 
 
 def write_kernelspec(directory: Path | str) -> Path:

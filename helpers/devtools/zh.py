@@ -49,7 +49,7 @@ from babel.messages.pofile import denormalize, normalize, read_po, write_po
 from helpers import i18n
 from helpers.base import NOTEBOOKS_DIR, ROOT
 from helpers.devtools.hygiene import SETUP_CELL
-from helpers.devtools.notebooks import chapter_notebooks
+from helpers.devtools.notebooks import chapter_notebooks, python_of
 
 __all__ = ["CATALOGUE_DIR", "ZH_DIR", "EN_SETUP_LINE", "ZH_SETUP_LINE", "ZH_SETUP_CELL", "ZH_SKELETON",
            "UNTRANSLATED_NOTE", "PO_WIDTH", "CODE", "NO_PAIRS", "text_hash", "catalogue_path", "new_catalogue",
@@ -275,9 +275,8 @@ def _code_cells(nb) -> list:
 def speaks(source: str) -> bool:
     """Whether a code cell shows English a learner reads: a string literal with two English words, or a printed
     or displayed literal with a word (IPython magics are skipped; docstrings and comments do not count)."""
-    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
     try:
-        tree = ast.parse(code)
+        tree = ast.parse(python_of(source))
     except SyntaxError:
         return False
     docstrings = {id(n.body[0].value) for n in ast.walk(tree)
