@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import json
 import re
@@ -35,7 +36,11 @@ DYNAMIC = DYNAMIC_BUILTINS | {
            # names looked up from strings, code run from strings or in another process
            "pkgutil", "resolve_name", "import_module", "attrgetter", "methodcaller", "runpy", "subprocess",
            "os.system", "os.popen", "os.execv", "os.execve", "os.spawnv", "multiprocessing", "signal.getsignal",
-           "code.interact", "codeop", "string-run-as-code"}
+           "code.interact", "codeop", "string-run-as-code",
+           # IPython's and Python's ways to change what runs or what a name means behind the syntax tree's back
+           "push", "user_ns", "user_global_ns", "__main__", "input_transformers_cleanup", "input_transformers_post",
+           "ast_transformers", "register_magic_function", "pydoc", "Formatter", "get_field",
+           "module-written-here", "patches-the-course"}
 # torch's internals, which expose every built-in under other names (torch.ops.aten._softmax, torch._C._nn,
 # torch._refs.softmax ...): no honest solution needs them, so any question using them earns nothing.
 BACKDOORS = {"torch.ops", "torch._C", "torch._refs", "torch._prims", "torch._decomp", "torch._ops", "torch._VF",
@@ -43,11 +48,11 @@ BACKDOORS = {"torch.ops", "torch._C", "torch._refs", "torch._prims", "torch._dec
 # Synonyms of the built-ins a question may forbid (the attacks of issue 31 used each of these).
 SOFTMAX_FAMILY = ("softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
                   "Categorical", "OneHotCategorical", "RelaxedOneHotCategorical", "_softmax", "_log_softmax",
-                  "_safe_softmax")
+                  "_safe_softmax", "logits_to_probs", "SoftmaxTransform", "gumbel_softmax")
 ATTENTION_FAMILY = ("scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward",
                     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
                     "TransformerDecoderLayer", "_scaled_dot_product_attention_math",
-                    "_native_multi_head_attention")
+                    "_native_multi_head_attention", "flex_attention", "torch.nn.attention")
 # IPython's ways to run code given as a string. A literal string is parsed and checked as code (so `%timeit f(x)`
 # and a `%%capture` cell are ordinary code); a string built at run time is dynamic code.
 CODE_RUNNERS = {"run_cell", "run_line_magic", "run_cell_magic", "ex", "ev", "run_code", "run_source",
@@ -260,7 +265,11 @@ def notebook_source(nb: dict) -> tuple[ast.Module, list[str]]:
         if cell.get("cell_type") != "code" or OTTER_CELL.match(source.strip()):
             continue
         try:
-            body += ast.parse(manager.transform_cell(source)).body
+            cell_body = ast.parse(manager.transform_cell(source)).body
+            first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+            for node in cell_body:
+                node.cell = first[:50] + ("…" if len(first) > 50 else "")   # where a finding is, for the message
+            body += cell_body
         except (SyntaxError, ValueError):
             broken.append(f"cell {i + 1}")
     return ast.Module(body=body, type_ignores=[]), broken
@@ -399,6 +408,7 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defs[node.name] = node
             other_bindings.pop(node.name, None)  # a later def wins, as when the notebook runs
+            module_level += _definition_time(node)   # what runs when it is defined, used or not
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
@@ -412,6 +422,18 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
     module_level = [n for n in module_level if not isinstance(n, (ast.Import, ast.ImportFrom))]
     imported = {name for name, how in other_bindings.items() if how == "imported"}
     module_refs = _refs(module_level, aliases)
+    everything = [tree, *(t for n in module_level for t in _code_of(n)[1:])]   # with the code of literal magics
+    if any(map(_writes_files, everything)) and any(map(_unknown_imports, everything)):
+        module_refs.add("module-written-here")   # a file written, then imported: code the syntax tree never saw
+    if _patches_the_course([t for n in module_level for t in _code_of(n)], aliases):
+        module_refs.add("patches-the-course")
+    # names the notebook binds itself (its functions, methods, variables, parameters): a student's own `softmax`
+    # helper or a local variable of that name is not torch's
+    bound_here = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound_here |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    bound_here |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                     ast.ClassDef))}
+    bound_here -= imported
     verdicts = {}
     for q, rule in rules.items():
         missing = [n for n in rule.get("defines", []) if n not in defs]
@@ -421,6 +443,10 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
             verdicts[q] = (f"{name} is not defined with def/class in this notebook" if missing else
                            f"{name} is {other_bindings[name]}, not written here: define your own with def")
             continue
+        blank = [n for n in rule.get("defines", []) if _is_blank(defs[n])]
+        if blank:   # the hand-out's `...` left as it is: whatever the results say, nothing here was written
+            verdicts[q] = f"{blank[0]} is still `...`: write its body (the source check, not a test, found this)"
+            continue
         seen, todo = set(), list(rule.get("defines", []))
         while todo:
             n = todo.pop()
@@ -429,16 +455,133 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
             seen.add(n)
             todo += [r for r in _refs([defs[n]], aliases) if r in defs]
         graded = _refs([defs[n] for n in seen], aliases)
-        found = graded | _refs(_feeding(module_level, graded, defs, imported), aliases)
-        hit = [b for b in rule.get("banned", []) if _matches(found, b)]
+        reads = _free_names([defs[n] for n in seen])
+        found = graded | _refs(_feeding(module_level, reads, defs, imported), aliases)
+        own = {f for f in found if f in bound_here or (f.startswith("name:") and f[5:] in bound_here)}
+        hit = [b for b in rule.get("banned", []) if _matches(found - own, b)]
         anywhere = graded | module_refs  # dynamic code and torch's internals count wherever they are
         hit += [b for b in sorted(DYNAMIC)
                 if (_is_builtin(anywhere, b) if b in DYNAMIC_BUILTINS else _matches(anywhere, b))]
         hit += [b for b in sorted(BACKDOORS) if _matches(anywhere, b)]
         hit += sorted(r for r in found if r.startswith(REFERENCE_MODULES) and r not in allowed_helpers
                       and not any(a.startswith(r + ".") for a in allowed_helpers))
-        verdicts[q] = None if not hit else _verdict(hit[0])
+        verdicts[q] = None if not hit else _verdict(hit[0]) + _where(hit[0], rule, defs, seen, aliases, tree)
     return verdicts
+
+
+def _is_blank(node: ast.AST) -> bool:
+    """A function whose body is only a docstring, `...` or `pass` (a class is never blank: its hand-out code is
+    written, only some methods are the student's)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = node.body[1:] if node.body and isinstance(node.body[0], ast.Expr) and \
+        isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str) else node.body
+    return all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+                                           and b.value.value is Ellipsis) for b in body)
+
+
+def _where(hit: str, rule: dict, defs: dict, seen: set, aliases: dict, tree: ast.Module) -> str:
+    """Where the source check found `hit`: in the question's own functions, or in which cell."""
+    mine = [n for n in sorted(seen) if _matches(_refs([defs[n]], aliases), hit)]
+    if mine:
+        return f" [found in {mine[0]}]"
+    for node in tree.body:
+        if _matches(_refs(_code_of(node) + _definition_time(node), aliases), hit) and hasattr(node, "cell"):
+            return (f" [found in the cell that begins \"{node.cell}\", which runs before "
+                    f"{rule.get('defines', ['it'])[0]} is called]")
+    return ""
+
+
+def _free_names(nodes: list[ast.AST]) -> set[str]:
+    """The names a piece of code reads that it does not bind itself (parameters, assignments, loop and
+    comprehension variables are its own; a `global` declaration makes a name the module's)."""
+    loaded, own, declared = set(), set(), set()
+    for node in (n for tree in nodes for n in ast.walk(tree)):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else own).add(node.id)
+        elif isinstance(node, ast.arg):
+            own.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node not in nodes:
+            own.add(node.name)
+    return loaded - (own - declared)
+
+
+def _definition_time(node: ast.AST) -> list[ast.AST]:
+    """The code a `def` or `class` statement runs when it is defined, not when it is called: decorators, default
+    values, annotations, base classes, and a class body's own statements (a method's body waits for a call)."""
+    out: list[ast.AST] = []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        a = node.args
+        out += [*node.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
+        out += [x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg)
+                if x is not None and x.annotation is not None]
+        out += [node.returns] if node.returns is not None else []
+    elif isinstance(node, ast.ClassDef):
+        out += [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+        for child in node.body:
+            out += _definition_time(child) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                  ast.ClassDef)) else [child]
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _installed(module: str) -> bool:
+    """`module` (its top-level package) can be imported in the course's environment without the notebook."""
+    import importlib.util
+    import sys
+
+    top = module.split(".")[0]
+    if top in sys.builtin_module_names or top in sys.stdlib_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _writes_files(tree: ast.AST) -> bool:
+    """The notebook writes a file: `%%writefile`/`%%file`, `open(...)` with a mode that is not a literal read,
+    `Path.write_text`/`write_bytes`."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if name == "run_cell_magic" and node.args and isinstance(node.args[0], ast.Constant) \
+                and node.args[0].value in ("writefile", "file"):
+            return True
+        if name in ("write_text", "write_bytes"):
+            return True
+        if name == "open":
+            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"),
+                                                                 None)
+            if mode is not None and not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)
+                                         and set(mode.value) <= set("rbt")):
+                return True
+    return False
+
+
+def _unknown_imports(tree: ast.AST) -> bool:
+    """The code imports a module the course's environment does not have (one the notebook wrote to a file)."""
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+        if any(not _installed(n) for n in names):
+            return True
+    return False
+
+
+def _patches_the_course(nodes: list[ast.AST], aliases: dict[str, str]) -> bool:
+    """Module-level code assigns an attribute of one of the course's modules (`helpers.training.train = ...`)."""
+    for node in (n for tree in nodes for n in ast.walk(tree)):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and aliases.get(base.id, base.id).split(".")[0] == "helpers":
+                return True
+    return False
 
 
 def _code_of(node: ast.AST) -> list[ast.AST]:
@@ -472,14 +615,21 @@ def _changed_names(nodes: list[ast.AST], imported: set[str]) -> set[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id not in imported:
             names.add(node.func.value.id)
+        if isinstance(node, ast.Call):  # an object handed to a function may be changed by it: f(CFG), map(...)
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                base = arg.value if isinstance(arg, ast.Starred) else arg
+                while isinstance(base, (ast.Attribute, ast.Subscript)):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id not in imported:
+                    names.add(base.id)
     return names
 
 
-def _feeding(module_level: list[ast.AST], graded: set[str], defs: dict, imported: set[str]) -> list[ast.AST]:
-    """The module-level statements that may change a name the graded code reads, with every function they call:
-    a `print(torch.softmax(x))` that compares with the built-in feeds nothing, `f = torch.softmax` (even inside a
-    magic) and `_fetch()` whose body fills a dict the graded code reads do."""
-    reads = {r[5:] for r in graded if r.startswith("name:")}
+def _feeding(module_level: list[ast.AST], reads: set[str], defs: dict, imported: set[str]) -> list[ast.AST]:
+    """The module-level statements that may change a name the graded code reads (`reads`: its free names), with
+    every function they call: a `print(torch.softmax(x))` that compares with the built-in feeds nothing (even if it
+    assigns a name the graded code uses only as its own local variable), `f = torch.softmax` (even inside a magic)
+    and `_fetch()` whose body fills a dict the graded code reads do."""
     out = []
     for node in module_level:
         code = _code_of(node)
@@ -502,6 +652,13 @@ def _feeding(module_level: list[ast.AST], graded: set[str], defs: dict, imported
 
 def _verdict(hit: str) -> str:
     """Why a question's source earns nothing, naming what was found."""
+    if hit == "module-written-here":
+        return ("imports a module that is not part of the course's environment (one the notebook writes itself?), "
+                "which the source check cannot read: write the code in the notebook (the source check, not a test, "
+                "found this)")
+    if hit == "patches-the-course":
+        return ("changes a function of the course's own modules (helpers...), which grading relies on: leave them "
+                "as they are (the source check, not a test, found this)")
     if hit == "string-run-as-code":
         return ("runs code from a string built while the notebook runs (or in another program), which the source "
                 "check cannot read: write it as code (the source check, not a test, found this)")

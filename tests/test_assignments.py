@@ -463,6 +463,7 @@ def contexts_for_every_step(queries, states, mask):
 print(contexts_for_every_step(torch.randn(1, 2, 3), torch.randn(1, 4, 3), torch.ones(1, 1, 4, dtype=torch.bool))[1])
 ''',
     "transformer_and_cost": STYLE + '''
+import numpy as np
 # %% cell
 def split_heads(X: torch.Tensor, n_heads: int) -> torch.Tensor:
     """(batch, n, d_model) -> (batch, n_heads, n, d_head)"""
@@ -493,14 +494,14 @@ def causal_padding_mask(lengths, n):
 
 
 def additive_scores_bytes(batch, n_q, n_k, hidden, bytes_per_value=4):
-    return math.prod((batch, n_q, n_k, hidden, bytes_per_value))
+    return np.prod([batch, n_q, n_k, hidden, bytes_per_value])     # numpy's int64: a plain number too
 
 
 def transformer_scores_bytes(batch, n, heads, layers, bytes_per_value=4):
     return math.prod((layers, batch, heads, n, n)) * bytes_per_value
 
 
-case_gib = additive_scores_bytes(16, 3000, 3000, 256) / 1024 ** 3
+case_gib = float(additive_scores_bytes(16, 3000, 3000, 256) / 1024 ** 3)
 case_fits = bool(case_gib <= 24)
 ''',
     "decoder_attention": STYLE + '''

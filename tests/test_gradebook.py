@@ -185,6 +185,64 @@ HIDDEN_BUILTINS = {  # issue 31's ways to use a forbidden built-in where a plain
 }
 
 
+# A red team's routes after issue 31's first round (each earned 11/13 or 13/13 on attention_by_hand): the name a
+# graded function reads is bound to torch's softmax where the first round did not look.
+TEMPLATE = "def stable_softmax(x):\n    return NORM(x)"
+RED_TEAM = {
+    "push": ["get_ipython().push({'stable_softmax': lambda x: torch.softmax(x, dim=-1)})"],
+    "__main__": ["import __main__ as M\nM.stable_softmax = lambda x: torch.softmax(x, dim=-1)"],
+    "a class body": ["class _S:\n    global NORM\n    NORM = lambda x: torch.softmax(x, dim=-1)", TEMPLATE],
+    "a default argument": ["def _u(_=globals().update(NORM=lambda x: torch.softmax(x, dim=-1))):\n    pass",
+                           TEMPLATE],
+    "a decorator": ["@(lambda f: globals().update(NORM=torch.softmax) or f)\ndef _u():\n    pass", TEMPLATE],
+    "operator.setitem": ["import operator\nCFG = {}\noperator.setitem(CFG, 'n', torch.softmax)",
+                         "def stable_softmax(x):\n    return CFG['n'](x, -1)"],
+    "a helper that fills its parameter": ["CFG = {}\ndef _fill(box):\n    box['n'] = torch.softmax\n_fill(CFG)",
+                                          "def stable_softmax(x):\n    return CFG['n'](x, -1)"],
+    "%%writefile and import": ["%%writefile mysm.py\nimport torch\nNORM = torch.softmax", "from mysm import NORM",
+                               "def stable_softmax(x):\n    return NORM(x, -1)"],
+    "open().write and import": ["open('mysm2.py', 'w').write('import torch\\nNORM = torch.softmax')",
+                                "from mysm2 import NORM", "def stable_softmax(x):\n    return NORM(x, -1)"],
+    "an input transformer": ["get_ipython().input_transformers_cleanup.append(lambda lines: lines)", TEMPLATE],
+    "pydoc.locate": ["import pydoc\nNORM = pydoc.locate('torch.nn.functional.' + 'soft' + 'max')", TEMPLATE],
+    "string.Formatter": ["import string\nNORM = string.Formatter().get_field('0.soft' + 'max', (torch,), {})[0]",
+                         TEMPLATE],
+    "logits_to_probs": ["from torch.distributions.utils import logits_to_probs as NORM", TEMPLATE],
+    "SoftmaxTransform": ["NORM = torch.distributions.transforms.SoftmaxTransform()", TEMPLATE],
+}
+HONEST_RED_TEAM = {  # honest notebooks the same red team found graded below full marks
+    "a check cell reusing the graded function's local names": [
+        "def stable_softmax(x):\n    weights = torch.exp(x - x.amax(-1, keepdim=True))\n"
+        "    return weights / weights.sum(-1, keepdim=True)",
+        "weights = torch.softmax(torch.randn(3, 5), dim=-1)\nprint(weights)"],
+    "a local variable named softmax": [
+        "def stable_softmax(x):\n    e = torch.exp(x - x.amax(-1, keepdim=True))\n"
+        "    softmax = e / e.sum(-1, keepdim=True)\n    return softmax"],
+    "a helper of its own named softmax": [
+        "def softmax(x, dim=-1):\n    e = torch.exp(x - x.amax(dim, keepdim=True))\n"
+        "    return e / e.sum(dim, keepdim=True)",
+        "def stable_softmax(x):\n    return softmax(x)"],
+}
+
+
+def test_a_function_left_as_the_hand_outs_dots_earns_nothing_whatever_the_results_say():
+    """The red team's widest route wrote the result stream itself and left every graded function as `...`: a
+    function still blank earns nothing, whatever came back for it."""
+    for body in ("...", "pass", '"""doc"""\n    ...', '"""doc"""'):
+        assert "still `...`" in _verdict_of([f"def stable_softmax(x):\n    {body}"]), body
+    assert _verdict_of(['def stable_softmax(x):\n    """doc"""\n    return x.exp() / x.exp().sum(-1, True)']) is None
+
+
+@pytest.mark.parametrize("route", sorted(RED_TEAM))
+def test_the_red_teams_routes_to_a_builtin_earn_nothing(route):
+    assert _verdict_of(["import torch", *RED_TEAM[route]]), f"{route}: a forbidden softmax earned points"
+
+
+@pytest.mark.parametrize("how", sorted(HONEST_RED_TEAM))
+def test_honest_notebooks_the_red_team_found_zeroed_keep_their_points(how):
+    assert _verdict_of(["import torch", *HONEST_RED_TEAM[how]]) is None, how
+
+
 def _verdict_of(cells: list[str]) -> str | None:
     from assignments.judge import SOFTMAX_FAMILY
 
