@@ -55,7 +55,7 @@ def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
 def test_every_key_used_in_helpers_exists_and_every_key_is_used():
     used = set()
     for path in (ROOT / "helpers").rglob("*.py"):
-        if path.name != "i18n.py":
+        if path.name not in ("i18n.py", "messages.py"):   # where the keys are defined, not used
             used |= set(KEY_LITERAL.findall(path.read_text(encoding="utf-8")))
     assert used, "no message key found in helpers/: has the key naming changed?"
     missing = sorted(used - set(i18n.MESSAGES))

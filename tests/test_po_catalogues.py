@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from babel.messages.pofile import read_po
 
-from helpers import ROOT, i18n
+from helpers import ROOT, i18n, messages
 from helpers.devtools import zh
 
 CATALOGUES = [*sorted(zh.CATALOGUE_DIR.glob("*.po")), i18n.MESSAGES_PO]
@@ -83,12 +83,12 @@ def test_msgfmt_complaint_parsing_catches_a_dropped_field(tmp_path):
 
 def test_every_message_key_has_a_current_chinese_entry_and_messages_take_it():
     status = zh.messages_status()
-    assert list(status) == list(i18n.ENGLISH) and set(status.values()) == {"ok"}, (
+    assert list(status) == list(messages.ENGLISH) and set(status.values()) == {"ok"}, (
         {k: v for k, v in status.items() if v != "ok"})
-    assert i18n.MESSAGES == i18n.with_chinese(i18n.ENGLISH)
-    assert all(i18n.MESSAGES[k][0] == en for k, en in i18n.ENGLISH.items())
+    assert i18n.MESSAGES == i18n.with_chinese(messages.ENGLISH)
+    assert all(i18n.MESSAGES[k][0] == en for k, en in messages.ENGLISH.items())
     brace = {m.context for m in read(i18n.MESSAGES_PO) if "python-brace-format" in m.flags}
-    assert brace == {k for k, en in i18n.ENGLISH.items() if i18n.template_fields(en)}
+    assert brace == {k for k, en in messages.ENGLISH.items() if i18n.template_fields(en)}
 
 
 def test_a_fuzzy_changed_or_missing_entry_shows_the_english(tmp_path):
@@ -108,11 +108,11 @@ def test_extract_merges_the_messages_template_as_msgmerge_would(tmp_path, monkey
     shutil.copy(i18n.MESSAGES_PO, path)
     assert zh.extract_messages(path) == {"new": 0, "stale": 0, "moved": 0}
     assert path.read_bytes() == i18n.MESSAGES_PO.read_bytes()
-    english = dict(i18n.ENGLISH)
+    english = dict(messages.ENGLISH)
     english["core.correct"] = "Right: "
     english["core.brand_new"] = "A new message about {name}."
     del english["core.not_yet"]
-    monkeypatch.setattr(i18n, "ENGLISH", english)
+    monkeypatch.setattr(messages, "ENGLISH", english)
     assert zh.extract_messages(path) == {"new": 1, "stale": 1, "moved": 0}
     text = path.read_text(encoding="utf-8")
     assert '#, fuzzy\n#| msgid "Correct: "\nmsgctxt "core.correct"\nmsgid "Right: "\nmsgstr "正确："' in text

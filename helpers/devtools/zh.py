@@ -7,7 +7,7 @@
 
 The catalogues are gettext PO files, read and written with Babel, so Poedit, Weblate, Crowdin, Lokalize and
 `msgfmt` open them: `i18n/zh/NN_name.po` per chapter and `helpers/locale/zh/messages.po` for the helpers' messages
-(its English is `helpers.i18n.ENGLISH`). A chapter's catalogue holds one entry per Markdown cell: msgctxt = the
+(its English is `helpers.messages.ENGLISH`). A chapter's catalogue holds one entry per Markdown cell: msgctxt = the
 cell's id, msgid = its English text, msgstr = the Chinese. An entry is *current* when its msgid equals the cell's
 text now, it is not fuzzy and its msgstr is not empty. `extract` adds an empty entry for a new cell and marks
 `#, fuzzy` an entry whose English changed (keeping the English the translation was made from as `#| msgid`), as
@@ -46,7 +46,7 @@ import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import denormalize, normalize, read_po, write_po
 
-from helpers import i18n
+from helpers import i18n, messages
 from helpers.base import NOTEBOOKS_DIR, ROOT
 from helpers.devtools.hygiene import SETUP_CELL
 from helpers.devtools.notebooks import chapter_notebooks, python_of
@@ -87,7 +87,7 @@ _CODE_HEADER = """\
 # execute NN`. `#. code <hash>` ties the pairs to the cell's source; a changed cell makes them fuzzy.
 """
 _MESSAGES_HEADER = """\
-# Chinese text of the helpers' messages: msgctxt = the key, msgid = its English template in helpers/i18n.py
+# Chinese text of the helpers' messages: msgctxt = the key, msgid = its English template in helpers/messages.py
 # (`ENGLISH`), msgstr = the Chinese template (str.format fields: a subset of the English one's).
 # After changing `ENGLISH`: `python -m helpers.devtools.zh extract`, then translate every empty or fuzzy entry.
 """
@@ -504,15 +504,15 @@ def extract_notebook(notebook: Path | str) -> dict[str, int]:
 
 
 def extract_messages(path: Path | str | None = None) -> dict[str, int]:
-    """Merge helpers.i18n.ENGLISH into the messages catalogue (helpers/locale/zh/messages.po); returns counts."""
+    """Merge helpers.messages.ENGLISH into the messages catalogue (helpers/locale/zh/messages.po); returns counts."""
     path = Path(path or i18n.MESSAGES_PO)
     old = read_catalogue(path, name="messages", header_comment=_MESSAGES_HEADER, brace_format=True)
     fresh = new_catalogue("messages", _MESSAGES_HEADER)
     counts = {"new": 0, "stale": 0, "moved": 0}
     by_key = {m.context: m for m in old if m.id}
-    orphans = [m for m in [*by_key.values(), *old.obsolete.values()] if m.context not in i18n.ENGLISH]
+    orphans = [m for m in [*by_key.values(), *old.obsolete.values()] if m.context not in messages.ENGLISH]
     used: set = set()
-    for key, english in i18n.ENGLISH.items():
+    for key, english in messages.ENGLISH.items():
         message = _merge_entry(by_key, orphans, used, key, english, counts, brace_format=True)
         fresh[message.id] = message
     for m in orphans:
@@ -523,11 +523,12 @@ def extract_messages(path: Path | str | None = None) -> dict[str, int]:
 
 
 def messages_status(path: Path | str | None = None) -> dict[str, str]:
-    """{key: "ok" | "untranslated" | "stale"} for every message of helpers.i18n.ENGLISH in the messages catalogue."""
+    """{key: "ok" | "untranslated" | "stale"} for every message of helpers.messages.ENGLISH in the messages
+    catalogue."""
     catalogue = read_catalogue(Path(path or i18n.MESSAGES_PO), brace_format=True)
     by_key = {m.context: m for m in catalogue if m.id}
     found = {}
-    for key, english in i18n.ENGLISH.items():
+    for key, english in messages.ENGLISH.items():
         m = by_key.get(key)
         found[key] = ("untranslated" if m is None or (m.id == english and not m.fuzzy and not m.string) else
                       "stale" if m.id != english or m.fuzzy else "ok")
