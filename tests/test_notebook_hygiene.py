@@ -72,3 +72,29 @@ def test_oversized_notebook_is_caught(copy_of_start):
     nb["metadata"]["padding"] = "x" * 2_100_000
     copy_of_start.write_text(json.dumps(nb))
     assert any("under 2 MB" in p for p in notebook_problems(copy_of_start))
+
+
+def test_no_chapter_rebinds_a_name_it_imported_from_helpers():
+    """Issue 33: chapter 05 cell 60 assigned `by_bucket`, the helper cell 46 calls, so running cell 46 again after
+    it failed. A name imported from helpers stays that helper for the whole chapter."""
+    import ast
+
+    from helpers.devtools.notebooks import python_of
+
+    rebound = []
+    for path in sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb")):
+        imported: dict[str, int] = {}
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = ast.parse(python_of(cell.source))
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers"):
+                    imported.update({a.asname or a.name: i for a in node.names})
+            rebound += [f"{path.name} cell {i}: {node.id} (imported in cell {imported[node.id]})"
+                        for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+                        and imported.get(node.id, i) < i]
+    assert not rebound, f"a chapter assigns a name it imported from helpers: {rebound}"
