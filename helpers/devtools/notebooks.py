@@ -9,14 +9,27 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.base import NOTEBOOKS_DIR
+from helpers.base import NOTEBOOKS_DIR, ROOT
 
 __all__ = ["chapter_notebooks", "python_of", "execute_notebook", "write_kernelspec"]
 
 
-def chapter_notebooks() -> list[Path]:
-    """Every course notebook, in chapter order (notebooks/NN_*.ipynb)."""
-    return sorted(NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+def chapter_notebooks(directory: Path | None = None, missing: str = "write it, or remove its line") -> list[Path]:
+    """Every course notebook in chapter order: directory/<file> (default notebooks/) of each chapter of the course
+    table (helpers.course.CHAPTERS). A ValueError names each file where directory and the table disagree: a chapter
+    notebook (NN_*.ipynb) the table lacks, or a chapter whose file is missing (`missing`: what to do about it)."""
+    from helpers.course import CHAPTERS
+
+    directory = Path(NOTEBOOKS_DIR if directory is None else directory)
+    where = directory.relative_to(ROOT) if directory.is_relative_to(ROOT) else directory
+    listed = [directory / ch.file for ch in CHAPTERS]
+    problems = [f"{where / p.name} is not in the course table: add its Chapter(...) line to helpers/course.py"
+                for p in sorted(directory.glob("[0-9][0-9]_*.ipynb")) if p not in listed]
+    problems += [f"helpers/course.py lists {p.name}, but {where / p.name} does not exist: {missing}"
+                 for p in listed if not p.exists()]
+    if problems:
+        raise ValueError("the chapter notebooks and the course table disagree:\n" + "\n".join(problems))
+    return listed
 
 
 def python_of(source: str) -> str:

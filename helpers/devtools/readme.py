@@ -5,7 +5,8 @@ from pathlib import Path
 
 from helpers.base import ROOT
 
-__all__ = ["README", "update_readme_section", "course_sections", "read_section", "update_course_sections"]
+__all__ = ["README", "update_readme_section", "runs_in_zh_paragraph", "course_sections", "read_section",
+           "update_course_sections"]
 
 README = ROOT / "README.md"
 
@@ -30,6 +31,23 @@ def read_section(name: str, readme: Path = README) -> str:
     return text.split(begin, 1)[1].split(end, 1)[0].strip()
 
 
+def runs_in_zh_paragraph(lang: str = "en") -> str:
+    """The README's (lang "en") or README.zh's ("zh") paragraph naming the chapters that run in Chinese."""
+    from helpers import i18n
+    from helpers.course import CHAPTERS
+
+    with i18n.language(lang):
+        numbers = i18n.and_list([ch.number for ch in CHAPTERS if ch.runs_in_zh]) or ("none" if lang == "en" else "无")
+    if lang == "en":
+        return (f"Chapters that run in Chinese: {numbers}. Their zh notebooks are executed in Chinese and carry\n"
+                "their own outputs (printed sentences, `Markdown(f\"…\")` renderings, plot labels, checker messages); "
+                "a chapter with\n`runs_in_zh=False` in `helpers/course.py` would carry the English run's outputs "
+                "under Chinese text.")
+    return (f"用中文运行的章节：{numbers}。这些章节的中文版笔记本用中文执行，保存的是自己的输出（打印的句子、\n"
+            "`Markdown(f\"…\")` 的文字、图表标签、检查器的消息）；`helpers/course.py` 里 `runs_in_zh=False` 的章节，\n"
+            "中文文字下保留的是英文版运行的输出。")
+
+
 def course_sections() -> dict[tuple[Path, str], str]:
     """{(file, section name): Markdown} of every section generated from the course table (helpers.course)."""
     from helpers.course import chapter_table, learner_table
@@ -37,6 +55,8 @@ def course_sections() -> dict[tuple[Path, str], str]:
     return {
         (README, "course-chapters"): chapter_table("en", "notebooks/"),
         (ROOT / "README.zh.md", "course-chapters"): chapter_table("zh", "notebooks/zh/"),
+        (README, "course-runs-in-zh"): runs_in_zh_paragraph("en"),
+        (ROOT / "README.zh.md", "course-runs-in-zh"): runs_in_zh_paragraph("zh"),
         (README, "course-learner-times"): learner_table(),
         (ROOT / "assignments" / "INTEGRATION.md", "course-learner-times"): learner_table(),
     }

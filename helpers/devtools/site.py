@@ -31,6 +31,7 @@ from urllib.parse import quote
 
 from helpers import i18n
 from helpers.base import ROOT
+from helpers.devtools.notebooks import chapter_notebooks
 
 __all__ = ["EDITIONS", "SITE_DIR", "docnames", "other_docname", "run_links", "widget_output", "prepare_notebook",
            "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli"]
@@ -63,7 +64,10 @@ FONT_OUT = "NotoSansCJKsc-course-subset.woff"
 @functools.lru_cache(maxsize=None)
 def _docnames(lang: str) -> tuple[str, ...]:
     ed = EDITIONS[lang]
-    chapters = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["chapters"]))
+    # the course table's chapters, in its order; a file on disk the table lacks (or the reverse) is a ValueError
+    folder = ROOT / posixpath.dirname(ed["chapters"])
+    missing = "run `python -m helpers.devtools.zh build`" if lang == "zh" else "write it, or remove its line"
+    chapters = [p.relative_to(ROOT).with_suffix("").as_posix() for p in chapter_notebooks(folder, missing)]
     companion = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in ROOT.glob(ed["companion"]))
     return (ed["root"], *chapters, *companion)
 
