@@ -444,7 +444,9 @@ def source_verdicts(nb: dict, rules: dict, allowed_helpers: set[str]) -> dict[st
                            f"{name} is {other_bindings[name]}, not written here: define your own with def")
             continue
         blank = [n for n in rule.get("defines", []) if _is_blank(defs[n])]
-        if blank:   # the hand-out's `...` left as it is: whatever the results say, nothing here was written
+        if blank and len(blank) == len(rule.get("defines", [])):
+            # the hand-out's `...` left as it is in every function of the question: whatever the results say,
+            # nothing here was written (one function written and one not keeps the partial credit its checks give)
             verdicts[q] = f"{blank[0]} is still `...`: write its body (the source check, not a test, found this)"
             continue
         seen, todo = set(), list(rule.get("defines", []))

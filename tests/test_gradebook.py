@@ -231,6 +231,11 @@ def test_a_function_left_as_the_hand_outs_dots_earns_nothing_whatever_the_result
     for body in ("...", "pass", '"""doc"""\n    ...', '"""doc"""'):
         assert "still `...`" in _verdict_of([f"def stable_softmax(x):\n    {body}"]), body
     assert _verdict_of(['def stable_softmax(x):\n    """doc"""\n    return x.exp() / x.exp().sum(-1, True)']) is None
+    two = {"q4": {"defines": ["causal_mask", "masked_attend"]}}   # one written, one not: the checks decide
+    cells = "def causal_mask(n):\n    ...\ndef masked_attend(Q, K, V, mask):\n    return Q, K"
+    assert source_verdicts({"cells": [{"cell_type": "code", "source": cells}]}, two, set())["q4"] is None
+    blank = "def causal_mask(n):\n    ...\ndef masked_attend(Q, K, V, mask):\n    pass"
+    assert "still `...`" in source_verdicts({"cells": [{"cell_type": "code", "source": blank}]}, two, set())["q4"]
 
 
 @pytest.mark.parametrize("route", sorted(RED_TEAM))
