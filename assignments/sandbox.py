@@ -172,7 +172,8 @@ class SubmissionCgroup:
                 folder.mkdir()
                 self.folders.append(folder)
                 (folder / "memory.max").write_text(str(limits.total_memory_bytes))
-                (folder / "memory.swap.max").write_text("0") if (folder / "memory.swap.max").exists() else None
+                if (folder / "memory.swap.max").exists():   # no swap either, where the kernel counts it
+                    (folder / "memory.swap.max").write_text("0")
                 (folder / "pids.max").write_text(str(limits.processes))
             elif "memory" in own and "pids" in own:
                 for controller, settings in (("memory", {"memory.limit_in_bytes": limits.total_memory_bytes}),
