@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -335,6 +336,20 @@ def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value:
                 verdict=verdict_of(ci["low"], ci["high"]))
 
 
+def intervals_in_words(comparison: dict, labels: dict | None = None) -> tuple[str, str]:
+    """(the per-set intervals, the verdicts counted) of {set: compare_variants(...)}, as Markdown phrases:
+    ("`4-10` +0.5 [-2.3, +3.2]; ...", "no difference detectable in 4, a better in 1"); `labels` names the verdicts
+    (default: VERDICT_LABELS)."""
+    labels = VERDICT_LABELS if labels is None else labels
+    per = i18n.t("experiments.semicolon").join(
+        i18n.t("experiments.interval_of_set", set=v["set"], diff=v["diff"], low=v["low"], high=v["high"])
+        for v in comparison.values())
+    counted = Counter(v["verdict"] for v in comparison.values())
+    tally = i18n.t("experiments.comma").join(i18n.t("experiments.verdict_count", verdict=labels[verdict], k=k)
+                                            for verdict, k in counted.items())
+    return per, tally
+
+
 def false_verdict_rate(n_seeds: int, level: float = 0.95, trials: int = 20000, seed: int = 0,
                        diffs: Sequence[float] | None = None) -> float:
     """Share of simulated experiments with NO true difference in which compare_variants' rule calls a winner.
@@ -569,6 +584,52 @@ def breaking_set(bleu_by_set: dict[str, float], reference: str, share: float = 0
         raise KeyError(f"no reference set {reference!r} among {list(bleu_by_set)}")
     limit = share * bleu_by_set[reference]
     return next((s for s, b in bleu_by_set.items() if s != reference and b < limit), None)
+
+
+def retention_rows(rows: Sequence[dict], reference: str = "4-10") -> list[dict]:
+    """Copies of the quality `rows` with "retained": 100 x a run's BLEU on its set / the same run's BLEU on `reference`.
+
+    A run is one (config, seed). It is the share of its own short-sentence quality a model keeps (0-100 when it
+    falls with length)."""
+    ref = {(r["config"], r["seed"]): float(r["bleu"]) for r in rows if r["set"] == reference}
+    if not ref:
+        raise ValueError(f"no rows on the reference set {reference!r}")
+    if any(v <= 0 for v in ref.values()):
+        raise ValueError(f"a run scored {min(ref.values())} BLEU on {reference!r}: its share kept is undefined")
+    return [{**r, "retained": 100.0 * float(r["bleu"]) / ref[(r["config"], r["seed"])]}
+            for r in rows if (r["config"], r["seed"]) in ref]
+
+
+def width_comparison(rows: Sequence[dict], wide: str, narrow: str, sets: Sequence[str],
+                     reference: str = "4-10") -> dict:
+    """{set: {"absolute": compare_variants on BLEU, "relative": on "retained"}} of `wide` minus `narrow`, paired on
+    the seeds both configs have: does the wider one score higher, and does it keep more of its own `reference` BLEU?"""
+    seeds = ({r["seed"] for r in rows if r["config"] == wide} & {r["seed"] for r in rows if r["config"] == narrow})
+    chosen = [r for r in rows if r["config"] in (wide, narrow) and r["seed"] in seeds]
+    kept = retention_rows(chosen, reference)
+    return {s: {"absolute": compare_variants(chosen, wide, narrow, s),
+                "relative": compare_variants(kept, wide, narrow, s, value="retained")} for s in sets}
+
+
+def width_verdict(comparison: dict, wide: str, narrow: str, reference: str = "4-10") -> str:
+    """Markdown: what width_comparison(...) decides: does `wide` help (absolute BLEU), does it postpone (share kept)?"""
+    sets = list(comparison)
+    tally = {kind: Counter(comparison[s][kind]["verdict"] for s in sets) for kind in ("absolute", "relative")}
+    a_better, b_better, undecided = VERDICTS
+    first, last = comparison[sets[0]]["absolute"], comparison[sets[-1]]["absolute"]
+    text = i18n.t("ch01.width_tally", wide=wide, narrow=narrow, n=first["n"], k=len(sets),
+                  first_set=sets[0], last_set=sets[-1], reference=reference,
+                  abs_higher=tally["absolute"][a_better], abs_lower=tally["absolute"][b_better],
+                  abs_same=tally["absolute"][undecided], first=first["diff"], last=last["diff"],
+                  rel_more=tally["relative"][a_better], rel_less=tally["relative"][b_better],
+                  rel_same=tally["relative"][undecided])
+    helps = tally["absolute"][a_better] > 0 and tally["absolute"][b_better] == 0
+    postpones = tally["relative"][a_better] > 0 and tally["relative"][b_better] == 0
+    text += i18n.t("ch01.width_helps" if helps else "ch01.width_no_help")
+    text += i18n.t("ch01.width_postpones" if postpones else "ch01.width_not_postponed")
+    if helps and last["diff"] < first["diff"]:
+        text += i18n.t("ch01.width_lead_smaller", first_set=sets[0], last_set=sets[-1])
+    return text + i18n.t("ch01.width_interval_scope")
 
 
 # ---------------------------------------------------------------- chapter 07's three translators by budget

@@ -117,6 +117,25 @@ ENGLISH: dict[str, str] = {
     "describe.function": "a function",
     "describe.object": "a {kind}",
     # ----------------------------------------------------------------------------- chapter 01: the bottleneck
+    "ch01.width_tally": (
+        "From `{first_set}` to `{last_set}` ({k} buckets), **{wide} minus {narrow}**, paired by seed ({n} seeds, 95% "
+        "t-intervals). In absolute BLEU, {wide} is higher on {abs_higher} buckets, lower on {abs_lower}, and not told "
+        "apart on {abs_same}; the difference is {first:+.1f} on `{first_set}` and {last:+.1f} on `{last_set}`. Of its "
+        "own `{reference}` BLEU it keeps more on {rel_more} buckets, less on {rel_less}, and not told apart on "
+        "{rel_same}. "),
+    "ch01.width_helps": "So the wider vector **helps**: it scores higher on the buckets that are decided",
+    "ch01.width_no_help": "So absolute BLEU does not show the wider vector helping",
+    "ch01.width_postpones": (
+        ", and it **postpones** the fall: it keeps more of its own short-sentence quality on longer sentences. "),
+    "ch01.width_not_postponed": (
+        ", but it does **not postpone** the fall: it keeps no more of its own short-sentence quality on any "
+        "decided bucket. "),
+    "ch01.width_lead_smaller": (
+        "Its lead is smaller on `{last_set}` than on `{first_set}`: a curve that sits higher, not a fall moved to "
+        "longer sentences. "),
+    "ch01.width_interval_scope": (
+        "(The intervals are over training seeds on the same test sentences: they say how far the seed moves a "
+        "difference, not how another draw of sentences would.)"),
     "ch01.size_ok": (
         "{size} numbers, whatever the length of the sentence: that is the bottleneck."),
     "ch01.one_direction": (
@@ -705,6 +724,7 @@ ENGLISH: dict[str, str] = {
     "plots.metric_exact": "exact match (%)",
     "plots.metric_align": "alignment accuracy (%)",
     "plots.metric_mass": "attention mass on the gold words (%)",
+    "plots.metric_retained": "share kept of own 4-10 BLEU (%)",
     "plots.unseen_length": "{bucket}\n(unseen length)",
     "plots.source_length": "source sentence length (words)",
     "plots.by_length_title": "{metric} by sentence length",
@@ -907,6 +927,10 @@ ENGLISH: dict[str, str] = {
     "training.noun_middle": "middle",
     "training.noun_last": "last",
     # --------------------------------------------------------------------------- chapters 06, 07: compare_variants
+    "experiments.semicolon": "; ",
+    "experiments.comma": ", ",
+    "experiments.interval_of_set": "`{set}` {diff:+.1f} [{low:+.1f}, {high:+.1f}]",
+    "experiments.verdict_count": "{verdict} in {k}",
     "experiments.a_better": "a better",
     "experiments.b_better": "b better",
     "experiments.no_difference": "no difference detectable",

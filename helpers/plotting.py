@@ -242,7 +242,7 @@ def _lookback_width(weight: float) -> float:
 
 # the y-axis label of each metric, in the current language
 METRIC_LABELS = Labels({"bleu": "plots.metric_bleu", "exact": "plots.metric_exact", "align": "plots.metric_align",
-                        "mass": "plots.metric_mass"})
+                        "mass": "plots.metric_mass", "retained": "plots.metric_retained"})
 
 
 def legend_below(ax, **kwargs):
