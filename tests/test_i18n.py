@@ -32,7 +32,8 @@ def english_afterwards():
 
 # ---------------------------------------------------------------- the message catalogue
 FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
-SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them (不译)
+SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits",      # "BLEU", "logits": the glossary leaves them (不译)
+                   "experiments.interval_of_set"}            # "`4-10` +0.5 [-2.3, +3.2]": a bucket and numbers only
 
 
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
