@@ -70,8 +70,8 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     log = TrainLog()
     model.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    bar = tqdm(total=last, disable=not progress, desc=i18n.t("training.progress", kind=MODEL_NAMES.get(model.config["kind"], model.config["kind"])),
-               leave=False)
+    name = MODEL_NAMES.get(model.config["kind"], model.config["kind"])
+    bar = tqdm(total=last, disable=not progress, desc=i18n.t("training.progress", kind=name), leave=False)
     wanted = sorted(set(callback_steps))
     if wanted and (wanted[0] < 0 or wanted[-1] > last or callback is None):
         raise ValueError(f"callback_steps must lie in 0..{last} and need a callback; got {wanted}")
