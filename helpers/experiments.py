@@ -138,16 +138,22 @@ def crossing_stats(crossing: dict, bleu: dict, budget: int, never: int) -> dict:
                 best=max(configs, key=lambda name: configs[name]["mean_bleu"]))
 
 
+# a scorer's name in a sentence: the registry key in English, the glossary's name (加性, 点积, ...) in Chinese
+SCORER_NAMES = i18n.Labels({"additive": "ch06.scorer_additive", "multiplicative": "ch06.scorer_multiplicative",
+                            "dot": "ch06.scorer_dot", "scaled_dot": "ch06.scorer_scaled_dot"})
+
+
 def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
     """Markdown: what crossing_stats(...) shows about when runs crossed and where they ended on `set_name`."""
     configs = stats["configs"]
     per_config = i18n.t("ch06.semicolon").join(
-        i18n.t("ch06.crossed", name=name, crossed=c["crossed"], runs=c["runs"])
+        i18n.t("ch06.crossed", name=SCORER_NAMES.get(name, name), crossed=c["crossed"], runs=c["runs"])
         + (i18n.t("ch06.crossed_at", step=c["mean_step"]) if c["mean_step"] is not None else "")
         for name, c in configs.items())
     within = [c["within"] for c in configs.values() if not math.isnan(c["within"])]
     within_text = i18n.t("ch06.comma").join(
-        f"{name} {i18n.t('ch06.not_available') if math.isnan(c['within']) else format(c['within'], '+.2f')}"
+        f"{SCORER_NAMES.get(name, name)} "
+        f"{i18n.t('ch06.not_available') if math.isnan(c['within']) else format(c['within'], '+.2f')}"
         for name, c in configs.items())
     text = i18n.t("ch06.crossing_pooled", per_config=per_config, runs=stats["runs"], set_name=set_name,
                   rho=stats["rho"], p=stats["p"])
@@ -155,8 +161,9 @@ def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
         text += i18n.t("ch06.crossing_earlier_better")
         if within and max(abs(r) for r in within) < abs(stats["rho"]):
             text += i18n.t("ch06.crossing_within_weaker", within=within_text)
-            text += (i18n.t("ch06.crossing_same_best", earliest=stats["earliest"]) if stats["earliest"] == stats["best"]
-                     else i18n.t("ch06.crossing_other_best", earliest=stats["earliest"], best=stats["best"]))
+            earliest, best = (SCORER_NAMES.get(stats[k], stats[k]) for k in ("earliest", "best"))
+            text += (i18n.t("ch06.crossing_same_best", earliest=earliest) if stats["earliest"] == stats["best"]
+                     else i18n.t("ch06.crossing_other_best", earliest=earliest, best=best))
         else:
             text += i18n.t("ch06.crossing_within_stronger", within=within_text)
     else:

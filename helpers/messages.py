@@ -780,6 +780,11 @@ ENGLISH: dict[str, str] = {
         "**{name}** crossed in {crossed} of {runs} runs"),
     "ch06.crossed_at": ", on average at step {step:.0f}",
     "ch06.not_available": "n/a",
+    # a scorer's name in a sentence (its registry key in English; the glossary's name in Chinese)
+    "ch06.scorer_additive": "additive",
+    "ch06.scorer_multiplicative": "multiplicative",
+    "ch06.scorer_dot": "dot",
+    "ch06.scorer_scaled_dot": "scaled_dot",
     "ch06.semicolon": "; ",
     "ch06.comma": ", ",
     "ch06.crossing_pooled": (
@@ -839,6 +844,10 @@ ENGLISH: dict[str, str] = {
     "tables.bleu": "bleu",
     "tables.exact": "exact",
     "training.progress": "training ({kind})",
+    # a model's name in a progress bar's label (make_model's and make_transformer's config["kind"])
+    "training.kind_none": "RNN without attention",
+    "training.kind_attention": "RNN with attention",
+    "training.kind_transformer": "Transformer",
     "training.runs": "training runs",
     "training.not_comparable": (
         "{recipe}: this live run of {unit} differs from the stored one ({first}), as expected on this machine "
