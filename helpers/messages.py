@@ -886,6 +886,10 @@ ENGLISH: dict[str, str] = {
         "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state."),
     "widgets.site_chapters": "Chapters",
     "widgets.site_companion": "Companion pages",
+    "widgets.site_figure_caption": "Figure {n}: {alt}",
+    "widgets.site_figure": "Figure {n}",
+    "plots.alt_axes": "{y} against {x}",
+    "widgets.site_top_label": "Course",
     # chapter 07
     "tables.align": "align",
     # --------------------------------------------------------------------------- chapter 05

@@ -34,7 +34,7 @@ def test_every_page_has_its_counterpart_in_the_other_edition():
     for doc in zh:
         back = site.other_docname(doc, "zh")
         assert back in en and site.other_docname(back, "en") == doc
-    assert site.other_docname("notebooks/companion/references", "en") is None  # no Chinese references page
+    assert site.other_docname("notebooks/companion/references", "en") == "notebooks/companion/zh/references"
 
 
 def test_tqdm_bars_are_dropped_and_raw_reprs_give_only_a_note():

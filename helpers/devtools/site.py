@@ -206,6 +206,49 @@ def rewrite_links(text: str, docname: str, lang: str, settings: dict) -> str:
     return _MD_LINK.sub(fix, text)
 
 
+def figure_alts(nb: dict) -> dict[str, str]:
+    """{sha256 of a PNG output: its alt text} for the figures whose output carries one (helpers.plotting.show_alt_text
+    stores figure_alt, the plot's titles, in the output's metadata when the chapter runs)."""
+    import binascii
+
+    alts = {}
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            png = out.get("data", {}).get("image/png")
+            alt = out.get("metadata", {}).get("image/png", {}).get("alt")
+            if png and alt:
+                alts[hashlib.sha256(binascii.a2b_base64("".join(png))).hexdigest()] = " ".join(str(alt).split())
+    return alts
+
+
+def caption_figures(doctree, alts: dict[str, str], lang: str) -> int:
+    """Each image of a notebook's outputs becomes a figure: alt text and a caption from its stored alt text
+    (`figure_alts`), or, for an output stored without one, from the section it is in ("Figure 3: <section>").
+    Returns how many figures had a stored alt text."""
+    from docutils import nodes
+
+    count, stored = 0, 0
+    for image in list(doctree.findall(nodes.image)):
+        if not any("cell_output" in a.get("classes", []) for a in _ancestors(image, None)
+                   if isinstance(a, nodes.Element)):
+            continue
+        count += 1
+        alt = alts.get(posixpath.splitext(posixpath.basename(image["uri"]))[0])
+        stored += alt is not None
+        if alt is None:
+            section = next((a for a in _ancestors(image, None) if isinstance(a, nodes.section)), None)
+            title = section[0].astext() if section is not None and isinstance(section[0], nodes.title) else ""
+            alt = " ".join(title.split())
+        text = (i18n.t("widgets.site_figure_caption", lang=lang, n=count, alt=alt) if alt
+                else i18n.t("widgets.site_figure", lang=lang, n=count))
+        image["alt"] = text
+        figure = nodes.figure("", classes=["course-figure"])
+        image.replace_self(figure)
+        figure += image
+        figure += nodes.caption("", text)
+    return stored
+
+
 def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
     """One notebook's JSON as the site reads it: a run box after the title, readable widget outputs, fixed links."""
     nb = json.loads(text)
@@ -242,19 +285,121 @@ def _toctree(lang: str) -> str:
     return block
 
 
+# ----------------------------------------------------------------------------------------------- Chinese text
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a CJK character for the spacing rule: Hanzi, CJK punctuation (。，、：；（）「」…), fullwidth forms
+CJK = "\u2e80-\u2fff\u3001-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+_CJK_GAP = re.compile(f"(?<=[{CJK}])[ \t\r\n]+(?=[{CJK}])")
+_IS_CJK = re.compile(f"[{CJK}]")
+SPACE = " \t\r\n"
+GLOSSARY_ZH = ROOT / "notebooks" / "companion" / "zh" / "glossary.md"
+
+
+def zh_glossary_terms() -> list[tuple[str, str | None]]:
+    """(term, chapter) for every term of the zh glossary: its table's 中文 column with the chapter that introduces
+    it ("07"), then the chosen terms of its 统一译名 table (chapter None). A cell's words before any "（"."""
+    text = GLOSSARY_ZH.read_text(encoding="utf-8")
+    main, _, chosen = text.partition("## 统一译名")
+    rows = [(zh, ch) for zh, _, _, ch in re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \| (\d\d) \|$", main, flags=re.M)]
+    rows += [(zh, None) for _, zh, _ in re.findall(r"^\| (.+?) \| (.+?) \| (.+?) \|$", chosen, flags=re.M)[1:]]
+    return [(cell.split("（")[0].strip(), ch) for cell, ch in rows if cell.split("（")[0].strip()]
+
+
+@functools.lru_cache(maxsize=1)
+def zh_search_words() -> frozenset[str]:
+    """The course's Chinese words the search index keeps whole: every run of Hanzi in a zh glossary term."""
+    return frozenset(run for term, _ in zh_glossary_terms() for run in re.findall(f"[{HAN}]+", term))
+
+
+def _chinese_search_language():
+    """Sphinx's Chinese search language with the course's words: compounds kept whole, with their parts."""
+    import jieba
+    from sphinx.search.zh import SearchChinese
+
+    class CourseChinese(SearchChinese):
+        # Sphinx 9.0.x ships english-stemmer.js (EnglishStemmer) for zh but names it after language_name
+        language_name = "English"
+
+        def __init__(self, options):
+            super().__init__(options)
+            for word in zh_search_words():
+                jieba.add_word(word)
+
+        def split(self, input: str) -> list[str]:
+            """jieba's words, each with every shorter word of its dictionary inside it (自注意力: 注意, 注意力)."""
+            freq = jieba.dt.FREQ
+            words = []
+            for word in jieba.cut(input):
+                words.append(word)
+                n = len(word)
+                words += [word[i:i + k] for k in range(2, n) for i in range(n - k + 1) if freq.get(word[i:i + k])]
+            latin = [term.strip() for term in self.latin1_letters.findall(input)]
+            self.latin_terms.update(latin)
+            return words + latin
+
+        def word_filter(self, stemmed_word: str) -> bool:
+            # one Hanzi is a word too when the course uses it as a term (头, 键, 值, 层, 熵)
+            return len(stemmed_word) > 1 or stemmed_word in zh_search_words()
+
+    return CourseChinese
+
+
+def close_cjk_gaps(doctree) -> int:
+    """Drop the white space between two CJK characters in the prose of a doctree (a source line break inside a
+    Chinese sentence renders as a space); code, math and raw HTML are left alone. Returns how many were dropped."""
+    from docutils import nodes
+
+    frozen = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.math_block, nodes.raw, nodes.comment)
+    dropped = 0
+    for block in doctree.findall(nodes.TextElement):
+        if isinstance(block, frozen) or isinstance(block.parent, nodes.TextElement):
+            continue
+        texts = [t for t in block.findall(nodes.Text)]
+        shown = [str(t) for t in texts]
+        for i, t in enumerate(texts):
+            if any(isinstance(a, frozen) for a in _ancestors(t, block)):
+                continue
+            new, n = _CJK_GAP.subn("", shown[i])
+            before = next((s[-1] for s in reversed(shown[:i]) if s), "")
+            after = next((s[0] for s in shown[i + 1:] if s), "")
+            core = new.strip(SPACE)
+            if not core:
+                if new and _IS_CJK.match(before or "x") and _IS_CJK.match(after or "x"):
+                    new, n = "", 1
+            else:
+                if new[0] in SPACE and _IS_CJK.match(before or "x") and _IS_CJK.match(core[0]):
+                    new, n = new.lstrip(SPACE), n + 1
+                if new[-1] in SPACE and _IS_CJK.match(core[-1]) and _IS_CJK.match(after or "x"):
+                    new, n = new.rstrip(SPACE), n + 1
+            if n:
+                t.parent.replace(t, nodes.Text(new))
+                shown[i] = new
+                dropped += n
+    return dropped
+
+
+def _ancestors(node, stop=None):
+    node = node.parent
+    while node is not None and node is not stop:
+        yield node
+        node = node.parent
+
+
 # ----------------------------------------------------------------------------------------------- vendored files
-def _cjk_characters(built: Path) -> str:
-    """Every character from U+2E80 up in the built pages and scripts (theme labels included), sorted."""
+def _cjk_characters(built: Path, lang: str = "zh") -> str:
+    """Every character from U+2E80 up in the built pages and the course's scripts, sorted: for the English edition
+    only a few (its "中文版" link), so an English page never loads a font of every Hanzi the course uses."""
     chars = set()
-    for path in [*built.rglob("*.html"), *built.glob("_static/*.js")]:
+    scripts = [p for p in built.glob("_static/*.js") if lang == "zh" or (SRC_DIR / "_static" / p.name).exists()]
+    for path in [*built.rglob("*.html"), *scripts]:
         chars.update(path.read_text(encoding="utf-8", errors="replace"))
-    for texts in i18n.MESSAGES.values():  # the live explorer's labels travel as escaped JSON
-        for text in texts:
-            chars.update(text)
+    if lang == "zh":
+        for texts in i18n.MESSAGES.values():  # the live explorers' labels travel as escaped JSON
+            chars.update(texts[1])
     return "".join(sorted(c for c in chars if ord(c) >= 0x2E80))
 
 
-def font_subset(built: Path) -> Path:
+def font_subset(built: Path, lang: str = "zh") -> Path:
     """Write the CJK font subset (WOFF) for the built site into built/_static/fonts/, with its licence.
 
     Cached in build/site/ by the character set; the CSS (site_src/_static/course.css) names it.
@@ -266,7 +411,7 @@ def font_subset(built: Path) -> Path:
     from helpers.plotting import CJK_FONT_FILE, cjk_font_path
 
     logging.getLogger("fontTools").setLevel(logging.WARNING)  # it logs every pruned table at INFO
-    chars = _cjk_characters(built)
+    chars = _cjk_characters(built, lang)
     out_dir = built / "_static" / "fonts"
     source = cjk_font_path()                      # the plots' font: one file for the pages and the figures
     key = hashlib.sha256((chars + CJK_FONT_FILE).encode()).hexdigest()[:16]
@@ -315,6 +460,9 @@ def _on_source_read(app, docname: str, source: list[str]) -> None:
     lang = app.config.course_lang
     settings = _settings(app.config)
     if Path(app.env.doc2path(docname)).suffix == ".ipynb":
+        if not hasattr(app.env, "course_alts"):
+            app.env.course_alts = {}
+        app.env.course_alts[docname] = figure_alts(json.loads(source[0]))
         source[0] = prepare_notebook(source[0], docname, lang, settings)
         return
     text = rewrite_links(source[0], docname, lang, settings)
@@ -330,17 +478,27 @@ def _on_page_context(app, pagename: str, templatename: str, context: dict, doctr
     context["course_other_url"] = _url_from(pagename, other_lang, other)
     context["course_other_label"] = EDITIONS[lang]["other_label"]  # the other language, named in that language
     context["course_lang"] = lang
+    context["course_top_label"] = i18n.t("widgets.site_top_label", lang=lang)
+
+
+def _on_builder_inited(app) -> None:
+    if app.config.course_lang == "zh":
+        from sphinx import search
+
+        search.languages["zh"] = _chinese_search_language()
+
+
+def _on_doctree_resolved(app, doctree, docname: str) -> None:
+    caption_figures(doctree, getattr(app.env, "course_alts", {}).get(docname, {}), app.config.course_lang)
+    if app.config.course_lang == "zh":
+        close_cjk_gaps(doctree)
 
 
 def _on_finished(app, exception) -> None:
     if exception is None and app.builder.format == "html":
         root = Path(app.outdir)
-        # Sphinx 9.0.x names the Chinese search's stemmer ChineseStemmer, but the file it ships defines EnglishStemmer
-        data = root / "_static" / "language_data.js"
-        data.write_text(data.read_text(encoding="utf-8").replace("window.Stemmer = ChineseStemmer;",
-                                                                  "window.Stemmer = EnglishStemmer;"), encoding="utf-8")
         shutil.copy(root / f"{EDITIONS[app.config.course_lang]['root']}.html", root / "index.html")
-        font_subset(root)
+        font_subset(root, app.config.course_lang)
 
 
 def sphinx_setup(app):
@@ -354,7 +512,9 @@ def sphinx_setup(app):
     app.add_config_value("course_repo", DEFAULT_REPO, "env")
     app.add_config_value("course_branch", DEFAULT_BRANCH, "env")
     app.add_config_value("course_hub", DEFAULT_HUB, "env")
+    app.connect("builder-inited", _on_builder_inited)
     app.connect("source-read", _on_source_read)
+    app.connect("doctree-resolved", _on_doctree_resolved)
     app.connect("html-page-context", _on_page_context)
     app.connect("build-finished", _on_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
@@ -392,6 +552,13 @@ def build_edition(lang: str, out: Path = SITE_DIR, repo: str | None = None, bran
     return target
 
 
+# site/index.html: sends a reader to the English edition (a page of its own, in English, with both links)
+ROOT_INDEX = ('<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><meta http-equiv="refresh" '
+              'content="0; url=en/index.html"><title>Learning to Attend</title></head>\n<body><main><p><a '
+              'href="en/index.html">English</a> · <a href="zh/index.html" lang="zh" hreflang="zh">中文</a></p>'
+              '</main></body>\n</html>\n')
+
+
 def cli(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.devtools.site", description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=LANGS, action="append", help="edition(s) to build (default: both)")
@@ -401,10 +568,7 @@ def cli(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         target = build_edition(lang, args.out)
         print(f"{lang}: {target / 'index.html'} in {time.perf_counter() - start:.1f} s")
-    index = args.out / "index.html"
-    index.write_text('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=en/index.html">'
-                     '<title>Learning to Attend</title><a href="en/index.html">English</a> · '
-                     '<a href="zh/index.html">中文</a>\n', encoding="utf-8")
+    (args.out / "index.html").write_text(ROOT_INDEX, encoding="utf-8")
     (args.out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
     return 0
 
