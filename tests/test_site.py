@@ -1,11 +1,16 @@
 """The course website (make site) in Debian's Chromium: both editions built, served on 127.0.0.1, every page opened.
 
 Builds both editions into a temporary folder (helpers.devtools.site, about 20 s), serves it with a local HTTP
-server and checks, for every page of both editions: it renders (a title, no failed request), every image loads,
-the math is typeset, no request leaves 127.0.0.1. Then: search finds "mask" and 掩码, the language link lands on the
-same page, and chapter 03's live Q/K explorer answers its sliders with the weights of the Python function
-`helpers.widgets.explorer_state` (to 1e-6 at sampled slider positions). Saves screenshots of chapter 03 (English)
-and chapter 05 (Chinese) to tests/artifacts/ for a person to look at.
+server and checks, for every page of both editions: it renders (a title, no failed request), every image loads
+and has alt text and a caption that say what it shows, the math is typeset and no raw TeX is left (Markdown outputs
+included), no request leaves 127.0.0.1, `lang` is set, no white space stands between two CJK characters, and
+axe-core (vendored, tests/vendor/axe-core) finds no violation, in light and in dark mode. Then: search finds "mask",
+掩码, the compounds 自注意力 缩放点积 因果掩码 位置编码 多头注意力, every zh glossary term and every chapter title, with
+snippets free of theme chrome and TeX; the language link lands on the same page and the same section; printing wraps
+long code lines; the home page is the learner's (the course table), not the README; the course zip runs; chapter
+03's live Q/K explorer answers its sliders with the weights of the Python function `helpers.widgets.explorer_state`
+(to 1e-6 at sampled slider positions). Saves screenshots (light and dark, laptop and phone) to tests/artifacts/
+for a person to look at.
 
 Skipped when Chromium, playwright or the site's packages (requirements-site.txt) are missing, unless
 REQUIRE_BROWSER=1 (CI), which turns that into a failure.
@@ -13,10 +18,15 @@ REQUIRE_BROWSER=1 (CI), which turns that into a failure.
 from __future__ import annotations
 
 import functools
+import hashlib
 import http.server
 import json
+import re
+import subprocess
+import sys
 import threading
 import time
+import zipfile
 
 import numpy as np
 import pytest
@@ -83,8 +93,9 @@ def browser():
 class _Watched:
     """A page that records every request, and every failed one (network error or HTTP status >= 400)."""
 
-    def __init__(self, browser, base: str):
-        self.page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    def __init__(self, browser, base: str, color_scheme: str = "light", viewport=(1400, 1000)):
+        self.page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]},
+                                     color_scheme=color_scheme)
         self.base, self.requests, self.failed = base, [], []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
@@ -98,9 +109,62 @@ class _Watched:
 
 
 JS_IMAGES = """() => Array.from(document.querySelectorAll('article img')).map(
-  i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])"""
+  i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0, i.getAttribute('alt') || '',
+        i.closest('figure') && i.closest('figure').querySelector('figcaption') ?
+          i.closest('figure').querySelector('figcaption').textContent.trim() : null])"""
 JS_MATH = """() => [document.querySelectorAll("article .math").length,
                    document.querySelectorAll('article mjx-container').length]"""
+JS_MATH_DONE = """() => window.MathJax && MathJax.startup && MathJax.startup.promise
+                   ? MathJax.startup.promise.then(() => true) : true"""
+# the prose of a page as a reader sees it: code, typeset math and scripts replaced by a Latin placeholder
+JS_PROSE = """(selector) => Array.from(document.querySelectorAll(selector)).map((el) => {
+  const clone = el.cloneNode(true);
+  clone.querySelectorAll('pre, code, kbd, samp, mjx-container, script, style, textarea, ul, ol, p, table')
+       .forEach((x) => x.replaceWith('X'));
+  return clone.textContent;
+})"""
+PROSE = "article p, article li, article dt, article dd, article td, article th, article h1, article h2, " \
+        "article h3, article h4, article figcaption, article caption"
+RAW_TEX = re.compile(r"\$[^$\s][^$]*\$|\\\(|\\\[|\\(frac|sqrt|top|begin)\b")
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"
+AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"  # axe-core 4.14.1 (its README)
+
+
+def _axe(page, code: bool = True, rules: tuple[str, ...] = ()) -> list[str]:
+    """axe-core's violations on the open page, one line each: rule, impact, how many nodes, the first node.
+
+    code=False leaves the code cells out (their syntax colours are the same on every page: checked on one page per
+    edition, they cost a third of axe's time on the others); rules: only these rules (all by default)."""
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    context = "document" if code else "{exclude: [['div.highlight']]}"
+    only = f", runOnly: {{type: 'rule', values: {json.dumps(list(rules))}}}" if rules else ""
+    found = page.evaluate(f"() => axe.run({context}, {{resultTypes: ['violations']{only}}}).then(r => r.violations"
+                          ".map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' '), "
+                          "(v.nodes[0].failureSummary || '').slice(0, 160)]))")
+    return [f"{rule} ({impact}, {n} nodes, e.g. {target}: {summary})" for rule, impact, n, target, summary in found]
+
+
+# the rules whose result depends on the colours (dark mode changes nothing else)
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+CODE_CHECKED = {"en": CH03, "zh": "notebooks/zh/03_qkv_by_hand"}  # the page per edition where axe reads code cells
+
+
+def _cjk_gaps(page) -> list[str]:
+    """Every CJK character, white space, CJK character in the page's prose (a line break inside a Chinese sentence)."""
+    from helpers.devtools.site import CJK
+
+    gap = re.compile(f"[{CJK}][ \t\r\n]+[{CJK}]")
+    return [m.group(0) for text in page.evaluate(JS_PROSE, PROSE) for m in gap.finditer(text)]
+
+
+def _raw_tex(page) -> list[str]:
+    """TeX left in the page's text after MathJax ran (code excluded): $...$, \\(, \\[, \\frac, \\sqrt ..."""
+    page.evaluate(JS_MATH_DONE)
+    text = page.evaluate("""() => { const a = document.querySelector('article').cloneNode(true);
+      a.querySelectorAll('pre, code, mjx-container, script, style, .highlight').forEach((x) => x.remove());
+      return a.textContent; }""")
+    return [text[max(0, m.start() - 30):m.end() + 30] for m in RAW_TEX.finditer(text)]
 
 
 def _png_outputs(path) -> int:
@@ -121,8 +185,11 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
     out, seconds = built_site
     assert all(s < 60 for s in seconds.values()), f"the site took {seconds} s to build (benchmark: ≤ 30 s each)"
     w = _Watched(browser, base_url)
-    problems, typeset_pages = [], 0
+    problems, typeset_pages, captions = [], 0, 0
     try:
+        _open(w, f"{base_url}/index.html")     # the root page that sends a reader to the English edition
+        if w.page.evaluate("() => document.documentElement.lang") != "en":
+            problems.append("site/index.html: no lang")
         for lang in site.LANGS:
             for doc in site.docnames(lang):
                 _open(w, f"{base_url}/{lang}/{doc}.html")
@@ -130,22 +197,38 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
                 title = page.locator("article h1").first.text_content(timeout=10_000)
                 if not title.strip():
                     problems.append(f"{lang}/{doc}: no title")
+                if page.evaluate("() => document.documentElement.lang") not in ({"en"} if lang == "en" else
+                                                                                {"zh-CN", "zh"}):
+                    problems.append(f"{lang}/{doc}: lang is {page.evaluate('() => document.documentElement.lang')!r}")
                 count, typeset = page.evaluate(JS_MATH)
                 if count:
                     page.wait_for_function("() => document.querySelectorAll('article mjx-container').length > 0",
                                            timeout=20_000)
                     typeset_pages += 1
+                if tex := _raw_tex(page):
+                    problems.append(f"{lang}/{doc}: raw TeX in the page's text: {tex[:3]}")
+                if gaps := _cjk_gaps(page):
+                    problems.append(f"{lang}/{doc}: {len(gaps)} spaces between CJK characters, e.g. {gaps[:3]}")
                 images = page.evaluate(JS_IMAGES)
-                broken = [src for src, ok in images if not ok]
+                broken = [src for src, ok, _, _ in images if not ok]
                 if broken:
                     problems.append(f"{lang}/{doc}: images not loaded {broken[:3]}")
+                for src, _, alt, caption in images:
+                    if not alt.strip() or "/" in alt or alt.endswith(".png") or re.search(r"[0-9a-f]{32}", alt):
+                        problems.append(f"{lang}/{doc}: image {src} has alt text {alt!r}")
+                    if caption is not None and caption != alt:
+                        problems.append(f"{lang}/{doc}: image {src}: caption {caption!r}, alt text {alt!r}")
                 if "/companion/" not in doc and doc.startswith("notebooks/"):
                     shown = page.locator("article .cell_output img").count()
                     if shown != _png_outputs(ROOT / f"{doc}.ipynb"):
                         problems.append(f"{lang}/{doc}: {shown} figures shown, the notebook has "
                                         f"{_png_outputs(ROOT / f'{doc}.ipynb')}")
-                    if page.locator(".run-this a.run-binder").count() != 1:
-                        problems.append(f"{lang}/{doc}: no 'Run this chapter' box")
+                    figures = page.locator("article .cell_output figure img").count()
+                    captions += page.locator("article .cell_output figure figcaption").count()
+                    if figures != shown:
+                        problems.append(f"{lang}/{doc}: {shown - figures} of {shown} figures without a caption")
+                    if page.locator(".run-this a.run-zip").count() != 1:
+                        problems.append(f"{lang}/{doc}: no 'Run this chapter' box with the course zip")
                     download = page.locator("a[href*='_sources/'][href$='.ipynb']")
                     served = out / lang / "_sources" / f"{doc}.ipynb"
                     if download.count() == 0:
@@ -165,6 +248,7 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
                     problems.append(f"{lang}/{doc}: the language link goes to {link}")
                 if page.locator(".bd-sidebar-primary a.reference").count() < len(site.docnames(lang)) - 1:
                     problems.append(f"{lang}/{doc}: the sidebar does not list every page")
+                problems += [f"{lang}/{doc} (light): axe: {v}" for v in _axe(page, code=doc == CODE_CHECKED[lang])]
         page.wait_for_timeout(200)
     finally:
         w.page.close()
@@ -172,6 +256,29 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
     assert not w.failed, f"failed requests: {w.failed[:5]}"
     assert not problems, "\n".join(problems)
     assert typeset_pages >= 8, f"MathJax typeset math on only {typeset_pages} pages (chapters 01, 05, 06, 07 have math)"
+    assert captions >= 90, f"only {captions} figures have a caption"
+
+
+def test_no_accessibility_violation_in_dark_mode_on_any_page(base_url, browser):
+    """axe-core in dark mode (the theme follows the system's): the colours change, so contrast is checked again."""
+    from helpers.devtools import site
+
+    w = _Watched(browser, base_url, color_scheme="dark")
+    problems = []
+    try:
+        for lang in site.LANGS:
+            for doc in site.docnames(lang):
+                _open(w, f"{base_url}/{lang}/{doc}.html")
+                assert w.page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+                problems += [f"{lang}/{doc} (dark): axe: {v}"
+                             for v in _axe(w.page, code=doc == CODE_CHECKED[lang], rules=COLOUR_RULES)]
+    finally:
+        w.page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_axe_is_the_vendored_axe_core():
+    assert hashlib.sha256(AXE.read_bytes()).hexdigest() == AXE_SHA256, "tests/vendor/axe-core/axe.min.js changed"
 
 
 @pytest.mark.parametrize("lang, term, expected", [("en", "mask", "04_scaled_dot_product_softmax_masking"),
@@ -185,6 +292,75 @@ def test_search_finds_a_term_in_each_language(base_url, browser, lang, term, exp
     finally:
         w.page.close()
     assert any(expected in href for href in links), f"searching {term!r} should find chapter 04; found {links[:8]}"
+    assert not w.outside() and not w.failed, (w.outside()[:3], w.failed[:3])
+
+
+# the page's own search, called for many queries at once: (query, the words it was split into, the docnames found)
+JS_SEARCH = """(queries) => queries.map((q) => {
+  const [query, terms, excluded, highlight, objects] = Search._parseQuery(q);
+  return [q, [...terms], Search._performSearch(query, terms, excluded, highlight, objects).map((r) => r[0])];
+})"""
+COMPOUNDS = {"自注意力": "07", "缩放点积": "04", "因果掩码": "07", "位置编码": "07", "多头注意力": "07"}
+
+
+def _search_queries(not_found: list[str], lang: str, queries: dict[str, str], page) -> None:
+    """Append to not_found each query (-> the page it must find) whose results lack that page."""
+    results = page.evaluate(JS_SEARCH, list(queries))
+    for query, terms, docs in results:
+        if queries[query] not in docs:
+            not_found.append(f"{lang}: {query!r} (split into {terms}) does not find {queries[query]}: {docs[:5]}")
+
+
+def test_search_finds_compounds_glossary_terms_and_chapter_titles(base_url, browser):
+    """Chinese: the five compounds of issue 35, every term of the zh glossary (its chapter; the term table's chosen
+    terms: the glossary), every chapter title (in each language: its chapter)."""
+    from helpers.course import CHAPTERS
+    from helpers.devtools import site
+
+    chapter_doc = {ch.number: {"en": f"notebooks/{ch.file[:-6]}", "zh": f"notebooks/zh/{ch.file[:-6]}"}
+                   for ch in CHAPTERS}
+    zh_queries = {term: chapter_doc[ch]["zh"] for term, ch in COMPOUNDS.items()}
+    for term, ch in site.zh_glossary_terms():
+        zh_queries.setdefault(term, chapter_doc[ch]["zh"] if ch else "notebooks/companion/zh/glossary")
+    titles = {"en": {ch.title: chapter_doc[ch.number]["en"] for ch in CHAPTERS},
+              "zh": {ch.title_zh: chapter_doc[ch.number]["zh"] for ch in CHAPTERS}}
+    assert len(zh_queries) > 90, "the zh glossary's terms should all be searched"
+    w = _Watched(browser, base_url)
+    not_found = []
+    try:
+        for lang, queries in (("zh", {**zh_queries, **titles["zh"]}), ("en", titles["en"])):
+            _open(w, f"{base_url}/{lang}/search.html")
+            w.page.wait_for_function("() => typeof Search !== 'undefined' && Search._index !== null", timeout=30_000)
+            _search_queries(not_found, lang, queries, w.page)
+    finally:
+        w.page.close()
+    assert not not_found, f"{len(not_found)} searches miss their page:\n" + "\n".join(not_found)
+
+
+CHROME = ("System Settings", "亮色", "暗色", "运行本章：", "Run this chapter:", "Binder ·")
+
+
+def test_chinese_search_results_and_snippets_in_the_page(base_url, browser):
+    """The five compounds typed into zh/search.html: each lists its chapter, with snippets of the article's own
+    text (no theme words, no TeX)."""
+    w = _Watched(browser, base_url)
+    problems = []
+    try:
+        for term, number in COMPOUNDS.items():
+            _open(w, f"{base_url}/zh/search.html?q={term}")
+            w.page.wait_for_function("() => document.querySelectorAll('#search-results li p.context').length > 0",
+                                     timeout=30_000)
+            w.page.wait_for_timeout(300)
+            links = w.page.eval_on_selector_all("#search-results li a", "as => as.map(a => a.getAttribute('href'))")
+            snippets = w.page.eval_on_selector_all("#search-results li p.context", "ps => ps.map(p => p.textContent)")
+            if not any(f"/{number}_" in href for href in links):
+                problems.append(f"{term}: chapter {number} not among {links[:6]}")
+            for text in snippets:
+                if any(word in text for word in CHROME) or RAW_TEX.search(text):
+                    problems.append(f"{term}: snippet with theme words or TeX: {text[:160]!r}")
+    finally:
+        w.page.close()
+    assert not problems, "\n".join(problems)
     assert not w.outside() and not w.failed, (w.outside()[:3], w.failed[:3])
 
 
@@ -204,6 +380,119 @@ def test_the_language_link_lands_on_the_same_page(base_url, browser):
     finally:
         w.page.close()
     assert site.other_docname(CH03, "en") == "notebooks/zh/03_qkv_by_hand"
+
+
+def test_the_language_link_keeps_the_section(base_url, browser):
+    """A section link (#payoff in English, the same section's id in Chinese) switched to the other language opens
+    the other page at the same section, both ways."""
+    w = _Watched(browser, base_url)
+    page = w.page
+    try:
+        _open(w, f"{base_url}/en/notebooks/05_attention_translation.html")
+        ids = page.eval_on_selector_all("article.bd-article section[id]", "ss => ss.map(s => s.id)")
+        index = len(ids) // 2
+        _open(w, f"{base_url}/en/notebooks/05_attention_translation.html#{ids[index]}")
+        with page.expect_navigation():
+            page.locator(".course-other-language").first.click()
+        page.wait_for_load_state("load")
+        zh_ids = page.eval_on_selector_all("article.bd-article section[id]", "ss => ss.map(s => s.id)")
+        assert len(zh_ids) == len(ids), "the editions' sections should correspond one to one"
+        assert page.url.endswith(f"/zh/notebooks/zh/05_attention_translation.html#{zh_ids[index]}"), page.url
+        top = page.evaluate("(id) => document.getElementById(id).getBoundingClientRect().top", zh_ids[index])
+        assert abs(top) < 120, f"the section is {top} px from the top of the window"
+        with page.expect_navigation():
+            page.locator(".course-other-language").first.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"/en/notebooks/05_attention_translation.html#{ids[index]}"), page.url
+    finally:
+        page.close()
+
+
+def test_printing_wraps_long_code_lines(base_url, browser):
+    w = _Watched(browser, base_url, viewport=(800, 1000))
+    try:
+        _open(w, f"{base_url}/en/notebooks/05_attention_translation.html")
+        w.page.emulate_media(media="print")
+        cut = w.page.evaluate("""() => Array.from(document.querySelectorAll('article pre')).filter(
+            (p) => p.scrollWidth > p.clientWidth + 1).length""")
+        wrapped = w.page.evaluate("() => getComputedStyle(document.querySelector('article div.highlight pre'))"
+                                  ".whiteSpace")
+    finally:
+        w.page.close()
+    assert wrapped == "pre-wrap" and cut == 0, f"{cut} code blocks are cut when printed (white-space: {wrapped})"
+
+
+def test_home_page_is_the_learners_not_the_readme(base_url, browser):
+    from helpers.course import CHAPTERS
+
+    w = _Watched(browser, base_url)
+    try:
+        for lang in ("en", "zh"):
+            _open(w, f"{base_url}/{lang}/index.html")
+            text = w.page.locator("article").inner_text()
+            rows = w.page.eval_on_selector_all("article table tbody tr", "rs => rs.map(r => [r.cells[1].innerText, "
+                                               "r.cells[1].querySelector('a') && r.cells[1].querySelector('a')"
+                                               ".getAttribute('href'), r.cells[3].innerText])")
+            titles = [ch.title if lang == "en" else ch.title_zh for ch in CHAPTERS]
+            assert [r[0] for r in rows] == titles, (lang, rows)
+            hrefs = [href for _, href, _ in rows]
+            assert all(h and h.endswith(f"{ch.file[:-6]}.html") for h, ch in zip(hrefs, CHAPTERS, strict=True))
+            assert [r[2].split()[0] for r in rows] == [str(ch.learner_minutes) for ch in CHAPTERS]
+            assert len(text) < 6000, f"{lang} home page: {len(text)} characters (the README is 46k)"
+            for heading in ("For course authors", "Performance", "Same numbers on every machine", "CPU pins"):
+                assert heading not in text, f"{lang} home page shows the README's {heading!r}"
+            assert w.page.locator("article a.run-zip").count() == 1
+    finally:
+        w.page.close()
+
+
+def test_the_course_zip_runs_from_its_folder(built_site, tmp_path):
+    """The edition's zip holds its chapters, helpers/ and data/; requirements.txt is the course's pins, then `-e .`;
+    a notebook's kernel started in its folder imports the zip's helpers and reads the zip's data."""
+    from helpers.devtools import site
+
+    out, _ = built_site
+    for lang in site.LANGS:
+        archive = out / lang / site.zip_name(lang)
+        with zipfile.ZipFile(archive) as z:
+            z.extractall(tmp_path / lang)
+        folder = tmp_path / lang / site.zip_name(lang)[:-4]
+        chapters = sorted(p.name for p in folder.glob("notebooks/**/[0-9][0-9]_*.ipynb"))
+        assert chapters == sorted(p.name for p in ROOT.glob(site.EDITIONS[lang]["chapters"]))
+        assert (folder / "helpers" / "attention.py").exists() and (folder / "data" / "train.tsv").exists()
+        requirements = (folder / "requirements.txt").read_text().splitlines()
+        assert requirements[-1] == "-e ." and (folder / "pyproject.toml").exists()
+        assert set(requirements) >= set((ROOT / "requirements.txt").read_text().splitlines())
+        notebook_dir = folder / posixpath_dir(site.EDITIONS[lang]["chapters"])
+        probe = ("import pathlib, helpers; from helpers.toylang import load_split; "
+                 "print(pathlib.Path(helpers.__file__).resolve().parent.parent, len(load_split('test_4-10')))")
+        done = subprocess.run([sys.executable, "-c", probe], cwd=notebook_dir, capture_output=True, text=True,
+                              env={**__import__("os").environ, "PYTHONPATH": str(folder)}, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        root, rows = done.stdout.split()
+        assert root == str(folder.resolve()) and int(rows) > 0
+
+
+def posixpath_dir(pattern: str) -> str:
+    return pattern.rsplit("/", 1)[0]
+
+
+def test_the_site_ships_no_source_maps_other_languages_or_placeholder_links(built_site):
+    from helpers.devtools import site
+
+    out, _ = built_site
+    for lang in site.LANGS:
+        static = out / lang / "_static"
+        assert not list(static.rglob("*.map")), "source maps are shipped"
+        assert not [p for p in [*static.rglob("*.js"), *static.rglob("*.css")]
+                    if "sourceMappingURL" in p.read_text(errors="replace")]
+        locales = sorted(p.name for p in (static / "locales").iterdir()) if (static / "locales").exists() else []
+        assert locales == ([] if lang == "en" else ["zh_CN"]), locales
+        pages = "".join(p.read_text(encoding="utf-8") for p in (out / lang).rglob("*.html"))
+        assert "ORG/class-repo" not in pages and "https://HUB" not in pages, "placeholder run links are shipped"
+    en_font = (out / "en" / "_static" / "fonts" / site.FONT_OUT).stat().st_size
+    zh_font = (out / "zh" / "_static" / "fonts" / site.FONT_OUT).stat().st_size
+    assert en_font < 12_000 < 100_000 < zh_font, f"CJK font subsets: en {en_font} bytes, zh {zh_font} bytes"
 
 
 def _python_weights(config: dict, qx, qy, scale=True, temperature=1.0, keys=None):

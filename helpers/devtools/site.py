@@ -110,14 +110,26 @@ def run_links(path: str, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
             "local": "make lab"}
 
 
-def _run_box(path: str, lang: str, settings: dict) -> str:
-    """The "Run this chapter" box (Markdown with HTML) at the top of a chapter page."""
-    links = run_links(path, **settings)
+def _run_box(path: str, lang: str, settings: dict, zip_href: str = "") -> str:
+    """The "Run this chapter" box (Markdown with HTML) at the top of a chapter page: Binder and JupyterHub links
+    when the build names the class repository (SITE_REPO; JupyterHub also needs SITE_HUB), and the course zip."""
     t = lambda key, **kw: html.escape(i18n.t(key, lang=lang, **kw))  # noqa: E731
+    links = []
+    if settings.get("repo"):
+        filled = run_links(path, settings["repo"], settings.get("branch") or DEFAULT_BRANCH,
+                           settings.get("hub") or DEFAULT_HUB)
+        links.append(f'<a class="run-binder" href="{html.escape(filled["binder"])}">Binder</a>')
+        if settings.get("hub"):
+            links.append(f'<a class="run-jupyterhub" href="{html.escape(filled["jupyterhub"])}">'
+                         'JupyterHub (nbgitpuller)</a>')
+    local = t("widgets.site_run_local")
+    if zip_href:
+        size = settings.get("zip_size", "")
+        local += (f' <a class="run-zip" href="{html.escape(zip_href)}" download>{t("widgets.site_zip", size=size)}'
+                  f'</a>{t("widgets.site_zip_then")}')
+    links.append(local)
     return (f'<div class="run-this" data-path="{html.escape(path)}">\n<p><b>{t("widgets.site_run_title")}</b> '
-            f'<a class="run-binder" href="{html.escape(links["binder"])}">Binder</a> · '
-            f'<a class="run-jupyterhub" href="{html.escape(links["jupyterhub"])}">JupyterHub (nbgitpuller)</a> · '
-            f'{t("widgets.site_run_local")} <code>{links["local"]}</code></p>\n</div>\n')
+            + " · ".join(links) + "</p>\n</div>\n")
 
 
 # ----------------------------------------------------------------------------------------------- widget outputs
@@ -190,13 +202,27 @@ def rewrite_links(text: str, docname: str, lang: str, settings: dict) -> str:
         path, _, anchor = target.partition("#")
         repo_path = posixpath.normpath(posixpath.join(here, path))
         doc = posixpath.splitext(repo_path)[0]
+        readme = doc in (EDITIONS["en"]["root"], EDITIONS["zh"]["root"])  # on the site: the home page, not the README
+        if readme and anchor:
+            if not settings.get("repo"):
+                return label
+            href = f"https://github.com/{settings['repo']}/blob/{settings['branch']}/{repo_path}#{anchor}"
+            shown = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(label, quote=False))
+            return f'<a href="{html.escape(href)}">{shown}</a>'
         if doc in docnames(lang):
             return m.group(0)
         shown = re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(label, quote=False))
         other = _edition_of(doc)
         if other is not None:
+            mine = other_docname(doc, other)
+            if lang == "zh" and mine is not None and re.search(f"[{HAN}]", label):
+                # a link in Chinese words to an English page goes to its Chinese edition ([参考文献](../references.md))
+                suffix = ".md" if (ROOT / f"{mine}.md").exists() else ".ipynb"
+                return f"[{label}]({posixpath.relpath(mine + suffix, here)}{'#' + anchor if anchor else ''})"
             href = _url_from(docname, other, doc, f"#{anchor}" if anchor else "")
         elif (ROOT / repo_path).exists():
+            if not settings.get("repo"):
+                return label  # no repository to link to (SITE_REPO unset): the words, without a link
             kind = "tree" if (ROOT / repo_path).is_dir() else "blob"
             href = f"https://github.com/{settings['repo']}/{kind}/{settings['branch']}/{repo_path}"
         else:
@@ -242,11 +268,27 @@ def caption_figures(doctree, alts: dict[str, str], lang: str) -> int:
         text = (i18n.t("widgets.site_figure_caption", lang=lang, n=count, alt=alt) if alt
                 else i18n.t("widgets.site_figure", lang=lang, n=count))
         image["alt"] = text
-        figure = nodes.figure("", classes=["course-figure"])
+        figure = nodes.figure("", classes=["course-figure"], ids=[f"figure-{count}"])
         image.replace_self(figure)
         figure += image
         figure += nodes.caption("", text)
     return stored
+
+
+def name_empty_headers(doctree, lang: str) -> int:
+    """A table's empty header cell (chapter 05's wiring table: its column of row names) gets a name a screen reader
+    says and the page does not show ("Row"); axe: empty-table-header. Returns how many."""
+    from docutils import nodes
+
+    named = 0
+    for head in doctree.findall(nodes.thead):
+        for entry in head.findall(nodes.entry):
+            if not entry.astext().strip():
+                entry.children = []
+                entry += nodes.paragraph("", "", nodes.inline("", i18n.t("widgets.site_row_header", lang=lang),
+                                                              classes=["visually-hidden"]))
+                named += 1
+    return named
 
 
 def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
@@ -266,9 +308,50 @@ def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
                     cell["outputs"][i] = new
     title = next((i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown"), None)
     box = {"cell_type": "markdown", "id": "course-run-this", "metadata": {},
-           "source": _run_box(docname + ".ipynb", lang, settings)}
+           "source": _run_box(docname + ".ipynb", lang, settings,
+                              ("../" * docname.count("/") + settings["zip"]) if settings.get("zip") else "")}
     nb["cells"].insert(0 if title is None else title + 1, box)
     return json.dumps(nb)
+
+
+HOME_DIR = SRC_DIR / "home"
+
+
+def home_page(lang: str, settings: dict) -> str:
+    """The edition's home page (Markdown): site_src/home/<lang>.md with the course table's chapters (helpers/course.py:
+    title, question, a learner's time) and the ways to run the course filled in. The repository's README stays the
+    repository's front page, for teachers and authors."""
+    from helpers.course import CHAPTERS
+
+    zh = lang == "zh"
+    folder = "notebooks/zh/" if zh else "notebooks/"
+    head = "| # | 章节 | 本章问题 | 时间 |" if zh else "| # | Chapter | The question | Your time |"
+    rows = [head, "|---|---|---|---|"]
+    for ch in CHAPTERS:
+        title, question = (ch.title_zh, ch.question_zh) if zh else (ch.title, ch.question)
+        rows.append(f"| {ch.number} | [{title}]({folder}{ch.file}) | {question} | "
+                    f"{ch.learner_minutes} {'分钟' if zh else 'min'} |")
+    minutes = sum(ch.learner_minutes for ch in CHAPTERS)
+    t = lambda key, **kw: i18n.t(key, lang=lang, **kw)  # noqa: E731
+    run = []
+    first = f"{folder}{CHAPTERS[0].file}"
+    if settings.get("repo"):
+        links = run_links(first, settings["repo"], settings.get("branch") or DEFAULT_BRANCH,
+                          settings.get("hub") or DEFAULT_HUB)
+        online = f'<a class="run-binder" href="{html.escape(links["binder"])}">Binder</a>'
+        if settings.get("hub"):
+            online += f' · <a class="run-jupyterhub" href="{html.escape(links["jupyterhub"])}">JupyterHub</a>'
+        run.append(f"- {t('widgets.site_home_online', links=online)}")
+    if settings.get("zip"):
+        archive = (f'<a class="run-zip" href="{html.escape(settings["zip"])}" download>'
+                   f'{html.escape(t("widgets.site_zip", size=settings.get("zip_size", "")))}</a>')
+        run.append(f"- {t('widgets.site_home_zip', zip=archive, first=first)}")
+    run.append(f"- {t('widgets.site_home_clone')}")
+    text = (HOME_DIR / f"{lang}.md").read_text(encoding="utf-8")
+    for key, value in {"n_chapters": str(len(CHAPTERS)), "chapters": "\n".join(rows), "minutes": str(minutes),
+                       "hours": f"{minutes / 60:.0f}", "run": "\n".join(run)}.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text
 
 
 def _toctree(lang: str) -> str:
@@ -437,6 +520,24 @@ def font_subset(built: Path, lang: str = "zh") -> Path:
     return out_dir / FONT_OUT
 
 
+def trim_static(static: Path, lang: str) -> None:
+    """Leave out what a reader never loads: source maps (and the comments naming them), the themes' translations
+    into languages other than the edition's."""
+    keep = {"en": set(), "zh": {"zh_CN", "zh"}}[lang]
+    for path in static.rglob("*.map"):
+        path.unlink()
+    for path in [*static.rglob("*.js"), *static.rglob("*.css")]:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        trimmed = re.sub(r"\n?/[/*][#@] sourceMappingURL=\S+?(\s*\*/)?\s*$", "\n", text)
+        if trimmed != text:
+            path.write_text(trimmed, encoding="utf-8", errors="surrogateescape")
+    locales = static / "locales"
+    if locales.is_dir():
+        for folder in locales.iterdir():
+            if folder.name not in keep:
+                shutil.rmtree(folder)
+
+
 def vendored_static(lang: str) -> Path:
     """A folder of files the pages need that come from packages: MathJax (the font subset is cut after the build)."""
     import mathjax
@@ -451,9 +552,69 @@ def vendored_static(lang: str) -> Path:
     return out
 
 
+# ----------------------------------------------------------------------------------------------- the course zip
+def zip_name(lang: str) -> str:
+    return f"learning-to-attend-{lang}.zip"
+
+
+def _zip_files(lang: str) -> list[tuple[str, Path]]:
+    """(path in the zip, file) of one edition's course: its chapters and companion pages, helpers/, data/."""
+    ed = EDITIONS[lang]
+    docs = [d for d in docnames(lang) if d != ed["root"]]
+    names = [f"{d}{'.md' if '/companion/' in d else '.ipynb'}" for d in docs]
+    files = [(name, ROOT / name) for name in names]
+    for folder in ("helpers", "data"):
+        files += [(p.relative_to(ROOT).as_posix(), p) for p in sorted((ROOT / folder).rglob("*"))
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    return files
+
+
+def _zip_readme(lang: str) -> str:
+    first = next(d for d in docnames(lang) if re.search(r"/00_", d))
+    return i18n.t("widgets.site_zip_readme", lang=lang, first=f"{first}.ipynb") + "\n"
+
+
+def course_zip(lang: str) -> Path:
+    """The edition's course as a zip that runs (build/site/, cached by content): the chapters and companion pages,
+    helpers/ and data/, requirements.txt (the course's pins, then `-e .` for helpers), pyproject.toml, README.txt.
+    Deterministic: sorted entries, fixed dates."""
+    import zipfile
+
+    top = zip_name(lang)[:-4]
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").rstrip("\n") + (
+        "\n\n# The course's own helpers (the folder this file is in), importable from every notebook.\n-e .\n")
+    texts = {"README.txt": _zip_readme(lang), "requirements.txt": requirements,
+             "pyproject.toml": (ROOT / "pyproject.toml").read_text(encoding="utf-8")}
+    files = _zip_files(lang)
+    digest = hashlib.sha256(json.dumps(texts, sort_keys=True).encode())
+    for name, path in files:
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    cached = CACHE_DIR / f"{top}-{digest.hexdigest()[:16]}.zip"
+    if not cached.exists():
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+            entries = sorted([(n, t.encode("utf-8")) for n, t in texts.items()] +
+                             [(n, p.read_bytes()) for n, p in files])
+            for name, data in entries:
+                info = zipfile.ZipInfo(f"{top}/{name}", date_time=(2026, 1, 1, 0, 0, 0))
+                info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
+                z.writestr(info, data)
+        tmp.replace(cached)
+        for old in CACHE_DIR.glob(f"{top}-*.zip"):
+            if old != cached:
+                old.unlink()
+    return cached
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 1e6:.1f} MB"
+
+
 # ----------------------------------------------------------------------------------------------- Sphinx extension
 def _settings(config) -> dict:
-    return {"repo": config.course_repo, "branch": config.course_branch, "hub": config.course_hub}
+    return {"repo": config.course_repo, "branch": config.course_branch, "hub": config.course_hub,
+            "zip": config.course_zip, "zip_size": config.course_zip_size}
 
 
 def _on_source_read(app, docname: str, source: list[str]) -> None:
@@ -465,9 +626,10 @@ def _on_source_read(app, docname: str, source: list[str]) -> None:
         app.env.course_alts[docname] = figure_alts(json.loads(source[0]))
         source[0] = prepare_notebook(source[0], docname, lang, settings)
         return
-    text = rewrite_links(source[0], docname, lang, settings)
     if docname == EDITIONS[lang]["root"]:
-        text += _toctree(lang)
+        source[0] = rewrite_links(home_page(lang, settings), docname, lang, settings) + _toctree(lang)
+        return
+    text = rewrite_links(source[0], docname, lang, settings)
     source[0] = text
 
 
@@ -490,6 +652,7 @@ def _on_builder_inited(app) -> None:
 
 def _on_doctree_resolved(app, doctree, docname: str) -> None:
     caption_figures(doctree, getattr(app.env, "course_alts", {}).get(docname, {}), app.config.course_lang)
+    name_empty_headers(doctree, app.config.course_lang)
     if app.config.course_lang == "zh":
         close_cjk_gaps(doctree)
 
@@ -499,6 +662,8 @@ def _on_finished(app, exception) -> None:
         root = Path(app.outdir)
         shutil.copy(root / f"{EDITIONS[app.config.course_lang]['root']}.html", root / "index.html")
         font_subset(root, app.config.course_lang)
+        shutil.copy(course_zip(app.config.course_lang), root / zip_name(app.config.course_lang))
+        trim_static(root / "_static", app.config.course_lang)
 
 
 def sphinx_setup(app):
@@ -509,9 +674,11 @@ def sphinx_setup(app):
 
     jieba.setLogLevel(logging.WARNING)  # it logs loading its dictionary at DEBUG, on stderr
     app.add_config_value("course_lang", "en", "env")
-    app.add_config_value("course_repo", DEFAULT_REPO, "env")
+    app.add_config_value("course_repo", "", "env")       # owner/name of the class repository ("": no such links)
     app.add_config_value("course_branch", DEFAULT_BRANCH, "env")
-    app.add_config_value("course_hub", DEFAULT_HUB, "env")
+    app.add_config_value("course_hub", "", "env")        # the JupyterHub's host ("": no JupyterHub link)
+    app.add_config_value("course_zip", "", "env")        # the course zip's file name in the edition's folder
+    app.add_config_value("course_zip_size", "", "env")
     app.connect("builder-inited", _on_builder_inited)
     app.connect("source-read", _on_source_read)
     app.connect("doctree-resolved", _on_doctree_resolved)
@@ -521,6 +688,14 @@ def sphinx_setup(app):
 
 
 # ----------------------------------------------------------------------------------------------- build
+def placeholder_warnings(repo: str, hub: str) -> list[str]:
+    """What a build without SITE_REPO (or SITE_HUB) leaves out, said at build time instead of placeholder links."""
+    if not repo:
+        return ["SITE_REPO is not set: the pages have no Binder, JupyterHub or repository links "
+                "(make site SITE_REPO=owner/name SITE_HUB=hub.example.edu)"]
+    return [] if hub else ["SITE_HUB is not set: the pages have Binder links but no JupyterHub link"]
+
+
 def build_edition(lang: str, out: Path = SITE_DIR, repo: str | None = None, branch: str | None = None,
           hub: str | None = None, quiet: bool = True) -> Path:
     """Build one edition into out/<lang> (nothing executed, nothing fetched); raises RuntimeError on any warning."""
@@ -528,15 +703,20 @@ def build_edition(lang: str, out: Path = SITE_DIR, repo: str | None = None, bran
 
     if lang not in EDITIONS:
         raise ValueError(f"lang is {lang!r}; expected one of {', '.join(LANGS)}")
-    repo = repo or os.environ.get("SITE_REPO") or DEFAULT_REPO
+    repo = repo or os.environ.get("SITE_REPO") or ""
     branch = branch or os.environ.get("SITE_BRANCH") or DEFAULT_BRANCH
-    hub = hub or os.environ.get("SITE_HUB") or DEFAULT_HUB
-    run_links("x", repo, branch, hub)  # a clear error for a malformed SITE_REPO before Sphinx starts
+    hub = hub or os.environ.get("SITE_HUB") or ""
+    if repo:
+        run_links("x", repo, branch, hub or DEFAULT_HUB)  # a clear error for a malformed SITE_REPO before Sphinx starts
+    for message in placeholder_warnings(repo, hub):
+        print(f"warning: {message}", file=sys.stderr)
+    archive = course_zip(lang)
     ed = EDITIONS[lang]
     static = vendored_static(lang)
     include = [ed["root"] + ".md", ed["chapters"], ed["companion"]]
     overrides = [f"root_doc={ed['root']}", f"language={ed['sphinx_language']}", f"course_lang={lang}",
                  f"course_repo={repo}", f"course_branch={branch}", f"course_hub={hub}",
+                 f"course_zip={zip_name(lang)}", f"course_zip_size={_size(archive.stat().st_size)}",
                  f"include_patterns={','.join(include)}", f"html_title={ed['title']}", f"project={ed['title']}",
                  f"html_static_path={SRC_DIR / '_static'},{static}"]
     target = out / lang
