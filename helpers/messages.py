@@ -886,6 +886,9 @@ ENGLISH: dict[str, str] = {
         "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state."),
     "widgets.site_chapters": "Chapters",
     "widgets.site_companion": "Companion pages",
+    "widgets.site_states_note": (
+        "This explorer runs in your browser, from every state the chapter computed when it ran (in JupyterLab it "
+        "is the live widget)."),
     "widgets.site_row_header": "Row",
     "widgets.site_home_clone": (
         "**From a clone of the course's repository**: <code>make lab</code> sets everything up and starts "

@@ -33,7 +33,8 @@ html_theme_options = {
 }
 html_sidebars = {"**": ["course-sidebar-top.html", "sbt-sidebar-nav.html"]}
 html_css_files = ["course.css"]
-html_js_files = [("qk_explorer.js", {"defer": "defer"}), ("course_language.js", {"defer": "defer"})]
+html_js_files = [("qk_explorer.js", {"defer": "defer"}), ("course_language.js", {"defer": "defer"}),
+                 ("course_explorers.js", {"defer": "defer"})]
 html_copy_source = True
 html_show_sourcelink = False
 html_last_updated_fmt = None

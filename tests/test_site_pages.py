@@ -120,9 +120,10 @@ def test_a_figure_gets_its_stored_alt_text_and_a_caption():
     from docutils import nodes
 
     png = base64.b64encode(b"\x89PNG fake").decode()
-    nb = {"cells": [{"cell_type": "code", "outputs": [
-        {"output_type": "display_data", "data": {"image/png": png}, "metadata": {"image/png": {"alt": "BLEU by\nlength"}}},
-        {"output_type": "display_data", "data": {"image/png": png[:-4] + "AAAA"}, "metadata": {}}]}]}
+    titled = {"output_type": "display_data", "data": {"image/png": png},
+              "metadata": {"image/png": {"alt": "BLEU by\nlength"}}}
+    untitled = {"output_type": "display_data", "data": {"image/png": png[:-4] + "AAAA"}, "metadata": {}}
+    nb = {"cells": [{"cell_type": "code", "outputs": [titled, untitled]}]}
     alts = site.figure_alts(nb)
     digest = hashlib.sha256(base64.b64decode(png)).hexdigest()
     assert alts == {digest: "BLEU by length"}
@@ -216,3 +217,21 @@ def test_the_static_files_lose_source_maps_and_other_languages(tmp_path):
     site.trim_static(tmp_path, "zh")
     assert (tmp_path / "scripts" / "a.js").read_text() == "x()\n" and not (tmp_path / "scripts" / "a.js.map").exists()
     assert sorted(p.name for p in (tmp_path / "locales").iterdir()) == ["zh_CN"]
+
+
+def test_an_explorer_that_stored_its_states_becomes_a_live_one():
+    from helpers import widgets
+
+    assert site.SITE_STATES == widgets.SITE_STATES
+    states = {"view": "bars", "dims": [{"name": "step", "label": "step", "control": "range", "options": ["1"],
+                                        "value": 0}],
+              "states": {"0": {"weights": widgets._weights_for_site([[0.25, 0.75]]), "keys": ["a", "b"]}}}
+    out = {"output_type": "display_data", "metadata": {widgets.SITE_STATES: states},
+           "data": {site.WIDGET_MIME: {"model_id": "x"}, "text/plain": "DecodingStepViewer(step 1 of 1: 'a')"}}
+    nb = {"cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": [out]}], "metadata": {}}
+    cells = json.loads(site.prepare_notebook(json.dumps(nb), "notebooks/x", "zh", {"repo": ""}))["cells"]
+    html = next(c for c in cells if c.get("outputs"))["outputs"][0]["data"]["text/html"]
+    config = json.loads(re.search(r'data-config="([^"]*)"', html).group(1).replace("&quot;", '"'))
+    assert config["states"]["0"]["weights"] == "250,750" and "网页里运行" in html
+    np = pytest.importorskip("numpy")
+    assert np.allclose(widgets.site_weights("250,750;1000,0"), [[0.25, 0.75], [1.0, 0.0]])

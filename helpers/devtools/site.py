@@ -34,7 +34,9 @@ from helpers.base import ROOT
 from helpers.devtools.notebooks import chapter_notebooks
 
 __all__ = ["EDITIONS", "SITE_DIR", "docnames", "other_docname", "run_links", "widget_output", "prepare_notebook",
-           "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli"]
+           "rewrite_links", "live_explorer_config", "build_edition", "sphinx_setup", "cli", "zh_glossary_terms",
+           "zh_search_words", "close_cjk_gaps", "figure_alts", "caption_figures", "name_empty_headers", "home_page",
+           "course_zip", "zip_name", "trim_static", "placeholder_warnings", "write_root"]
 
 SITE_DIR = ROOT / "site"
 SRC_DIR = ROOT / "site_src"
@@ -56,6 +58,7 @@ DEFAULT_REPO, DEFAULT_BRANCH, DEFAULT_HUB = "ORG/class-repo", "main", "HUB"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 TQDM = re.compile(r"\d+%\|")
 RAW_WIDGET_REPR = re.compile(r"^\s*(HBox|VBox|Box|GridBox|Tab|Accordion)\(children=")
+SITE_STATES = "course/explorer-states"   # helpers.widgets.SITE_STATES (the site does not import the widgets)
 MATHJAX_FILE = "es5/tex-svg-full.js"  # one file with every TeX extension: nothing is loaded on demand
 FONT_OUT = "NotoSansCJKsc-course-subset.woff"
 
@@ -164,6 +167,16 @@ def live_explorer_config(summary: str, lang: str) -> dict | None:
                                             i18n.t("widgets.site_context", lang=lang))
     return {"query": q, "keys": keys, "values": values, "scale": scale, "temperature": temperature, "limit": 2.0,
             "step": 0.1, "colours": list(KEY_COLOURS), "labels": labels}
+
+
+def explorer_output(states: dict, lang: str) -> dict:
+    """The live explorer for a widget output that stored its states (helpers.widgets.SITE_STATES: chapter 05's step
+    viewer and translation explorer, chapter 07's head explorer): course_explorers.js draws them, no kernel."""
+    config = {**states, "labels": {"note": i18n.t("widgets.site_states_note", lang=lang)}}
+    body = f'<div class="course-explorer" data-config="{html.escape(json.dumps(config), quote=True)}"></div>'
+    note = f'<p class="widget-note">{html.escape(i18n.t("widgets.site_states_note", lang=lang))}</p>'
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": f'<div class="widget-fallback explorer-live">{body}{note}</div>'}}
 
 
 def widget_output(summary: str, lang: str) -> dict | None:
@@ -300,7 +313,10 @@ def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
             cell["source"] = rewrite_links(source, docname, lang, settings)
         for i, out in reversed(list(enumerate(cell.get("outputs", [])))):
             data = out.get("data", {})
-            if WIDGET_MIME in data:
+            states = out.get("metadata", {}).get(SITE_STATES)
+            if WIDGET_MIME in data and isinstance(states, dict) and states.get("states"):
+                cell["outputs"][i] = explorer_output(states, lang)
+            elif WIDGET_MIME in data:
                 new = widget_output("".join(data.get("text/plain", "")), lang)
                 if new is None:
                     del cell["outputs"][i]
@@ -739,6 +755,12 @@ ROOT_INDEX = ('<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><m
               '</main></body>\n</html>\n')
 
 
+def write_root(out: Path) -> None:
+    """The site's own files beside the editions: index.html (to the English edition) and .nojekyll."""
+    (out / "index.html").write_text(ROOT_INDEX, encoding="utf-8")
+    (out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+
+
 def cli(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers.devtools.site", description=__doc__.split("\n")[0])
     parser.add_argument("--lang", choices=LANGS, action="append", help="edition(s) to build (default: both)")
@@ -748,8 +770,7 @@ def cli(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         target = build_edition(lang, args.out)
         print(f"{lang}: {target / 'index.html'} in {time.perf_counter() - start:.1f} s")
-    (args.out / "index.html").write_text(ROOT_INDEX, encoding="utf-8")
-    (args.out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ and _images/ as they are
+    write_root(args.out)
     return 0
 
 

@@ -34,10 +34,13 @@
     return best[n][1].length ? best[n][1] : [run];
   }
 
+  /* a single letter or digit is never a word of the index (Sphinx keeps words of two characters and more, and
+   * single Hanzi only when the course uses one as a term): left in, it would make every search with it fail */
   const sphinxSplit = window.splitQuery;
   window.splitQuery = (query) =>
     sphinxSplit(query).flatMap((word) =>
-      (word.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu) || []).flatMap((run) => (HAN.test(run) ? segment(run) : [run])));
+      (word.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu) || []).flatMap((run) => (HAN.test(run) ? segment(run) : [run])))
+      .filter((term, _, all) => term.length > 1 || HAN.test(term) || all.length === 1);
 
   const DROP = [".headerlink", "script", "style", ".math", "mjx-container", ".run-this", "button", ".copybtn",
                 ".bd-header-article", ".prev-next-area", "nav", "figure img"];
