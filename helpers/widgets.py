@@ -369,12 +369,17 @@ class TranslationExplorer(_ShowsWidget):
     def show(self, sentence) -> Shown:
         """Translate `sentence`, show the result and its attention map; returns the Shown."""
         shown = translate_and_show(self.model, sentence)
-        colour = "#1a7f37" if shown.ok else "#b35900"
-        self.info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+        self.info.value = self.info_html(shown)
         self.image.value = (figure_png(shown.figure, compress_level=6, close=True) if shown.figure is not None
                             else b"")
         self.last = shown
         return shown
+
+    @staticmethod
+    def info_html(shown: Shown) -> str:
+        """The result line the explorer shows for one Shown (green when translated, orange when not)."""
+        colour = "#1a7f37" if shown.ok else "#b35900"
+        return f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
 
     def site_states(self) -> dict:
         """Every test sentence's result, for the website: {"view": "heatmap", "dims": [the sentence dropdown],
@@ -386,7 +391,7 @@ class TranslationExplorer(_ShowsWidget):
             states[str(i)] = {"weights": _weights_for_site(shown.weights[:, : len(shown.source)]) if ok else None,
                               "keys": shown.source, "queries": shown.translation or [],
                               "title": i18n.t("plots.translating_title", n=len(shown.source)),
-                              "readout": html.escape(shown.message)}
+                              "readout": self.info_html(shown)}
         return {"view": "heatmap", "states": states, "xlabel": i18n.t("plots.source_words"),
                 "ylabel": i18n.t("plots.translation_rows"),
                 "dims": [{"name": "sentence", "label": i18n.t("widgets.test_sentence"), "control": "select",

@@ -222,7 +222,6 @@ def test_the_static_files_lose_source_maps_and_other_languages(tmp_path):
 def test_an_explorer_that_stored_its_states_becomes_a_live_one():
     from helpers import widgets
 
-    assert site.SITE_STATES == widgets.SITE_STATES
     states = {"view": "bars", "dims": [{"name": "step", "label": "step", "control": "range", "options": ["1"],
                                         "value": 0}],
               "states": {"0": {"weights": widgets._weights_for_site([[0.25, 0.75]]), "keys": ["a", "b"]}}}

@@ -58,7 +58,6 @@ DEFAULT_REPO, DEFAULT_BRANCH, DEFAULT_HUB = "ORG/class-repo", "main", "HUB"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 TQDM = re.compile(r"\d+%\|")
 RAW_WIDGET_REPR = re.compile(r"^\s*(HBox|VBox|Box|GridBox|Tab|Accordion)\(children=")
-SITE_STATES = "course/explorer-states"   # helpers.widgets.SITE_STATES (the site does not import the widgets)
 MATHJAX_FILE = "es5/tex-svg-full.js"  # one file with every TeX extension: nothing is loaded on demand
 FONT_OUT = "NotoSansCJKsc-course-subset.woff"
 
@@ -306,6 +305,8 @@ def name_empty_headers(doctree, lang: str) -> int:
 
 def prepare_notebook(text: str, docname: str, lang: str, settings: dict) -> str:
     """One notebook's JSON as the site reads it: a run box after the title, readable widget outputs, fixed links."""
+    from helpers.widgets import SITE_STATES  # where an explorer stores its states (chapters 05 and 07)
+
     nb = json.loads(text)
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
