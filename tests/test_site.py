@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 import http.server
 import json
 import re
@@ -253,7 +254,9 @@ def test_every_page_of_both_editions_renders_offline(built_site, base_url, brows
                 if page.locator(".bd-sidebar-primary a.reference").count() < len(site.docnames(lang)) - 1:
                     problems.append(f"{lang}/{doc}: the sidebar does not list every page")
                 problems += [f"{lang}/{doc} (light): axe: {v}" for v in _axe(page, code=doc == CODE_CHECKED[lang])]
-                # dark mode, which the theme follows by default: the same page, the system's scheme switched
+                # dark mode, which the theme follows by default: the same page, the system's scheme switched (no
+                # colour transitions, or axe would read colours half-way)
+                page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
                 page.emulate_media(color_scheme="dark")
                 page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'", timeout=5_000)
                 problems += [f"{lang}/{doc} (dark): axe: {v}"
@@ -620,9 +623,9 @@ def stored_explorers(tmp_path_factory):
         out = {"output_type": "display_data", "data": bundle, "metadata": metadata}
         nb = {"cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": [out]}], "metadata": {}}
         cells = json.loads(site.prepare_notebook(json.dumps(nb), "notebooks/x", "en", {"repo": ""}))["cells"]
-        html = next(c for c in cells if c.get("outputs"))["outputs"][0]["data"]["text/html"]
-        assert "course-explorer" in html and SITE_STATES in metadata, f"{name}: no live explorer from its states"
-        body += f'<section id="{name}">{html}</section>'
+        live = next(c for c in cells if c.get("outputs"))["outputs"][0]["data"]["text/html"]
+        assert "course-explorer" in live and SITE_STATES in metadata, f"{name}: no live explorer from its states"
+        body += f'<section id="{name}">{live}</section>'
     (folder / "index.html").write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorers'
                                        '</title><link rel="stylesheet" href="course.css"></head><body><main>'
                                        f'{body}<script src="course_explorers.js"></script></main></body></html>')
@@ -666,7 +669,11 @@ def test_stored_explorers_of_chapters_05_and_07_are_live_without_a_kernel(stored
             state, weights = _pick(page, "translations", "sentence", i)
             shown = translations.show(translations.sentences[i])
             np.testing.assert_allclose(weights, to_numpy(shown.weights)[:, : len(shown.source)], atol=5.1e-4)
-            assert page.locator("#translations .course-explorer-readout").inner_html() == translations.info.value
+            readout = page.locator("#translations .course-explorer-readout p")
+            words = html.unescape(re.sub("<[^>]+>", "", translations.info.value)).split()
+            assert readout.inner_text() == " ".join(words)
+            assert readout.get_attribute("style").replace(" ", "") == re.search(
+                "style='([^']*)'", translations.info.value).group(1).replace(" ", "")
         heads = explorers["heads"]
         for s, k, head in ((1, 0, 2), (2, 2, 3), (0, 1, 0)):
             _pick(page, "heads", "sentence", s)

@@ -234,3 +234,17 @@ def test_an_explorer_that_stored_its_states_becomes_a_live_one():
     assert config["states"]["0"]["weights"] == "250,750" and "网页里运行" in html
     np = pytest.importorskip("numpy")
     assert np.allclose(widgets.site_weights("250,750;1000,0"), [[0.25, 0.75], [1.0, 0.0]])
+
+
+def test_equal_text_nodes_are_each_closed_in_their_own_place():
+    """Two line breaks of one paragraph are equal strings: each is judged by its own neighbours."""
+    from docutils import nodes
+
+    # as MyST builds it: each soft line break its own Text node
+    paragraph = nodes.paragraph("", "", nodes.Text("ICLR 2015."), nodes.Text("\n"),
+                                nodes.reference("", "arXiv", refuri="https://arxiv.org"), nodes.Text("。加性注意力；"),
+                                nodes.Text("\n"), nodes.Text("它的图"))
+    tree = nodes.document(None, None)
+    tree += paragraph
+    assert site.close_cjk_gaps(tree) == 1
+    assert paragraph.astext() == "ICLR 2015.\narXiv。加性注意力；它的图"

@@ -124,14 +124,15 @@ def _run_box(path: str, lang: str, settings: dict, zip_href: str = "") -> str:
         if settings.get("hub"):
             links.append(f'<a class="run-jupyterhub" href="{html.escape(filled["jupyterhub"])}">'
                          'JupyterHub (nbgitpuller)</a>')
+    space = "" if lang == "zh" else " "   # Chinese sets no space between its words (or around its links)
     local = t("widgets.site_run_local")
     if zip_href:
         size = settings.get("zip_size", "")
-        local += (f' <a class="run-zip" href="{html.escape(zip_href)}" download>{t("widgets.site_zip", size=size)}'
-                  f'</a>{t("widgets.site_zip_then")}')
+        local += (f'{space}<a class="run-zip" href="{html.escape(zip_href)}" download>'
+                  f'{t("widgets.site_zip", size=size)}</a>{t("widgets.site_zip_then")}')
     links.append(local)
-    return (f'<div class="run-this" data-path="{html.escape(path)}">\n<p><b>{t("widgets.site_run_title")}</b> '
-            + " · ".join(links) + "</p>\n</div>\n")
+    return (f'<div class="run-this" data-path="{html.escape(path)}">\n<p><b>{t("widgets.site_run_title")}</b>'
+            f'{space}' + " · ".join(links) + "</p>\n</div>\n")
 
 
 # ----------------------------------------------------------------------------------------------- widget outputs
@@ -471,8 +472,9 @@ def close_cjk_gaps(doctree) -> int:
                     new, n = new.lstrip(SPACE), n + 1
                 if new[-1] in SPACE and _IS_CJK.match(core[-1]) and _IS_CJK.match(after or "x"):
                     new, n = new.rstrip(SPACE), n + 1
-            if n:
-                t.parent.replace(t, nodes.Text(new))
+            if n:  # by identity: Element.replace finds a child by ==, and Text nodes are strings ("\n" == "\n")
+                parent = t.parent
+                parent[next(k for k, child in enumerate(parent.children) if child is t)] = nodes.Text(new)
                 shown[i] = new
                 dropped += n
     return dropped
