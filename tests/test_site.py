@@ -627,7 +627,7 @@ def stored_explorers(tmp_path_factory):
         assert "course-explorer" in live and SITE_STATES in metadata, f"{name}: no live explorer from its states"
         body += f'<section id="{name}">{live}</section>'
     (folder / "index.html").write_text('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>explorers'
-                                       '</title><link rel="stylesheet" href="course.css"></head><body><main>'
+                                       '</title><link rel="stylesheet" href="course.css"></head><body><main><h1>Explorers</h1>'
                                        f'{body}<script src="course_explorers.js"></script></main></body></html>')
     handler = functools.partial(_QuietHandler, directory=str(folder))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

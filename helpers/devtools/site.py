@@ -388,8 +388,10 @@ def _toctree(lang: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- Chinese text
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# a CJK character for the spacing rule: Hanzi, CJK punctuation (。，、：；（）「」…), fullwidth forms
-CJK = "\u2e80-\u2fff\u3001-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
+# a CJK character for the spacing rule (zh pages): Hanzi, CJK punctuation (。，、：；（）「」), fullwidth forms, and the
+# general punctuation Chinese text uses (——, “”, …)
+CJK = ("\u2014\u2018\u2019\u201c\u201d\u2026"  # ——, ‘’, “”, …: general punctuation Chinese sets without spaces
+       "\u2e80-\u2fff\u3001-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef")
 _CJK_GAP = re.compile(f"(?<=[{CJK}])[ \t\r\n]+(?=[{CJK}])")
 _IS_CJK = re.compile(f"[{CJK}]")
 SPACE = " \t\r\n"
