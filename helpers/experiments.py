@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -137,16 +138,17 @@ def crossing_stats(crossing: dict, bleu: dict, budget: int, never: int) -> dict:
                 best=max(configs, key=lambda name: configs[name]["mean_bleu"]))
 
 
+
 def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
     """Markdown: what crossing_stats(...) shows about when runs crossed and where they ended on `set_name`."""
     configs = stats["configs"]
     per_config = i18n.t("ch06.semicolon").join(
-        i18n.t("ch06.crossed", name=name, crossed=c["crossed"], runs=c["runs"])
+        i18n.t("ch06.crossed", name=f"**{variant_name(name)}**", crossed=c["crossed"], runs=c["runs"])
         + (i18n.t("ch06.crossed_at", step=c["mean_step"]) if c["mean_step"] is not None else "")
         for name, c in configs.items())
     within = [c["within"] for c in configs.values() if not math.isnan(c["within"])]
     within_text = i18n.t("ch06.comma").join(
-        f"{name} {i18n.t('ch06.not_available') if math.isnan(c['within']) else format(c['within'], '+.2f')}"
+        variant_name(name) + " " + (i18n.t("ch06.not_available") if math.isnan(c["within"]) else f"{c['within']:+.2f}")
         for name, c in configs.items())
     text = i18n.t("ch06.crossing_pooled", per_config=per_config, runs=stats["runs"], set_name=set_name,
                   rho=stats["rho"], p=stats["p"])
@@ -154,8 +156,9 @@ def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
         text += i18n.t("ch06.crossing_earlier_better")
         if within and max(abs(r) for r in within) < abs(stats["rho"]):
             text += i18n.t("ch06.crossing_within_weaker", within=within_text)
-            text += (i18n.t("ch06.crossing_same_best", earliest=stats["earliest"]) if stats["earliest"] == stats["best"]
-                     else i18n.t("ch06.crossing_other_best", earliest=stats["earliest"], best=stats["best"]))
+            earliest, best = variant_name(stats["earliest"]), variant_name(stats["best"])
+            text += (i18n.t("ch06.crossing_same_best", earliest=earliest) if stats["earliest"] == stats["best"]
+                     else i18n.t("ch06.crossing_other_best", earliest=earliest, best=best))
         else:
             text += i18n.t("ch06.crossing_within_stronger", within=within_text)
     else:
@@ -170,6 +173,280 @@ def crossing_verdict(stats: dict, set_name: str, alpha: float = 0.05) -> str:
                  + i18n.t("ch06.crossing_gap_when" if stats["spread_early"] < stats["spread_all"] / 2
                      else "ch06.crossing_gap_not_only"))
     return text
+
+
+# ---------------------------------------------------------------- chapter 06: the verdicts its cells render
+__all__ += ["variant_name", "winner", "retention", "KEEP_VERDICTS", "keeps_verdict", "flatness", "flatness_verdict",
+            "ranking_verdict", "early_peaks", "saturation_verdict", "rule_sentence", "dropout_verdict"]
+
+_NAME_KEYS = {"additive": "ch06.name_additive", "multiplicative": "ch06.name_multiplicative", "dot": "ch06.name_dot",
+              "scaled_dot": "ch06.name_scaled_dot", "no attention": "ch06.name_no_attention",
+              "no dropout": "ch06.name_no_dropout"}
+_PLACEMENT_KEYS = {"weights": "ch06.name_weights", "context": "ch06.name_context"}
+
+
+def variant_name(name: str) -> str:
+    """A model's key as prose in the current language: "scaled_dot" -> "scaled dot" / "缩放点积".
+
+    "weights 0.1" -> "weights 0.1" / "权重 dropout（p = 0.1）"; a key without a message (a scorer added later) stays.
+    """
+    if name in _NAME_KEYS:
+        return i18n.t(_NAME_KEYS[name])
+    place, _, rate = name.partition(" ")
+    if place in _PLACEMENT_KEYS and rate:
+        return i18n.t(_PLACEMENT_KEYS[place], p=rate)
+    return name
+
+
+def _names(names: Iterable[str]) -> str:
+    """Keys as one list of prose names in the current language: ["dot", "additive"] -> "dot and additive"."""
+    return i18n.and_list([variant_name(n) for n in names])
+
+
+def winner(result: dict) -> str:
+    """compare_variants' verdict in words: "context 0.1 wins" / "上下文向量 dropout（p = 0.1）胜出"."""
+    if result["verdict"] == VERDICTS[2]:
+        return i18n.t("experiments.no_difference")
+    return i18n.t("ch06.wins", name=variant_name(result["a"] if result["verdict"] == VERDICTS[0] else result["b"]))
+
+
+def retention(rows: Sequence[dict], config: str, set_name: str, reference: str, value: str = "bleu",
+              level: float = 0.95) -> dict:
+    """Per seed, `config`'s `value` on `set_name` / on `reference`, and the t-interval of the mean share: a dict.
+
+    Returns {"shares", "seeds", "mean", "low", "high", "half_width", "n"}; shares are fractions (1.0 = as good).
+    """
+    def by_seed(set_):
+        got = {r["seed"]: float(r[value]) for r in rows if r["config"] == config and r["set"] == set_}
+        if not got:
+            raise ValueError(f"no rows for config {config!r} on set {set_!r}")
+        return got
+
+    on, ref = by_seed(set_name), by_seed(reference)
+    if set(on) != set(ref):
+        raise ValueError(f"{config!r} was run with other seeds on {set_name!r} than on {reference!r}")
+    if min(ref.values()) <= 0:
+        raise ValueError(f"{config!r} scores {min(ref.values())} on {reference!r}: no share of it can be taken")
+    seeds = sorted(on)
+    shares = [on[s] / ref[s] for s in seeds]
+    ci = paired_interval(shares, level)
+    return dict(shares=shares, seeds=seeds, mean=ci["mean"], low=ci["low"], high=ci["high"],
+                half_width=ci["half_width"], n=ci["n"])
+
+
+#: The verdicts of keeps_verdict.
+KEEP_VERDICTS = ("keeps", "loses", "undecided")
+_KEEP_KEYS = {"keeps": "ch06.flat_keeps", "loses": "ch06.flat_loses", "undecided": "ch06.flat_undecided"}
+
+
+def keeps_verdict(share: dict, floor: float) -> str:
+    """"keeps" / "loses" when a retention's t-interval lies wholly at or above / below `floor`, else "undecided"."""
+    if share["low"] >= floor:
+        return KEEP_VERDICTS[0]
+    if share["high"] < floor:
+        return KEEP_VERDICTS[1]
+    return KEEP_VERDICTS[2]
+
+
+def flatness(rows: Sequence[dict], configs: Sequence[str], sets: Sequence[str], floor: float = 0.85,
+             level: float = 0.95) -> dict:
+    """How each config's quality holds up with length, as a share of its own on `sets[0]`: {config: dict}.
+
+    Returns {config: {"reference": sets[0], "share": {set: retention}, "verdict": {set: keeps_verdict},
+    "first_below": the first set whose mean share is below `floor` (None if none), "lowest": the set of the lowest mean
+    share, "fall": {"previous", "set", "mean", "low", "high"}, the neighbouring sets across which the share falls most
+    on average (the per-seed change of the share, negative = a fall, with its t-interval), and "other_falls": the
+    largest mean fall between any other neighbours (0.0 if none fell)}}, for every set after the first.
+    """
+    if len(sets) < 2:
+        raise ValueError(f"need a reference set and at least one more, got {list(sets)}")
+    reference, later = sets[0], list(sets[1:])
+    out = {}
+    for config in configs:
+        share = {s: retention(rows, config, s, reference, level=level) for s in later}
+        per_seed = {reference: [1.0] * share[later[0]]["n"], **{s: share[s]["shares"] for s in later}}
+        changes = {}
+        for prev, s in zip(sets[:-1], sets[1:], strict=True):
+            ci = paired_interval([b - a for a, b in zip(per_seed[prev], per_seed[s], strict=True)], level)
+            changes[s] = dict(previous=prev, set=s, mean=ci["mean"], low=ci["low"], high=ci["high"])
+        steepest = min(changes.values(), key=lambda c: c["mean"])
+        others = [-c["mean"] for c in changes.values() if c is not steepest and c["mean"] < 0]
+        out[config] = dict(reference=reference, share=share,
+                           verdict={s: keeps_verdict(r, floor) for s, r in share.items()},
+                           first_below=next((s for s in later if share[s]["mean"] < floor), None),
+                           lowest=min(later, key=lambda s: share[s]["mean"]), fall=steepest,
+                           other_falls=max(others, default=0.0))
+    return out
+
+
+def flatness_verdict(flat: dict, set_name: str, floor: float, scorers: Sequence[str], unseen: Sequence[str],
+                     longest: int, n: int, steps: int, level: float = 0.95) -> str:
+    """Markdown: who keeps `floor` of their short-sentence quality on `set_name`, and where each curve stops being flat.
+
+    `flat` is flatness(...); the answer is for all `scorers`; a config's mean share first falls below `floor` inside
+    the training lengths or in an `unseen` set (beyond the `longest` training sentence); for a config that never does,
+    its steepest fall between neighbouring sets.
+    """
+    def share(name, set_):
+        r = flat[name]["share"][set_]
+        return f"**{variant_name(name)}** {r['mean']:.1%} [{r['low']:.1%}, {r['high']:.1%}]"
+
+    groups = {v: [name for name in flat if flat[name]["verdict"][set_name] == v] for v in KEEP_VERDICTS}
+    parts = []
+    for v in KEEP_VERDICTS:
+        if groups[v]:
+            items = i18n.t("ch06.comma").join(
+                share(name, set_name) + (i18n.t("ch06.seed_range", low=min(flat[name]["share"][set_name]["shares"]),
+                                                high=max(flat[name]["share"][set_name]["shares"]))
+                                         if v == "undecided" else "") for name in groups[v])
+            parts.append(i18n.t(_KEEP_KEYS[v], items=items))
+    keepers = [name for name in scorers if flat[name]["verdict"][set_name] == "keeps"]
+    text = i18n.t("ch06.flat_head", set_name=set_name, reference=flat[scorers[0]]["reference"], floor=floor,
+                  n=n, steps=steps, level=level) + i18n.t("ch06.semicolon").join(parts)
+    text += (i18n.t("ch06.flat_every") if len(keepers) == len(scorers) else
+             i18n.t("ch06.flat_only", names=_names(keepers)) if keepers else i18n.t("ch06.flat_none"))
+    below = {s: [name for name, f in flat.items() if f["first_below"] == s] for s in flat[scorers[0]]["share"]}
+    below = {s: names for s, names in below.items() if names}
+    places = i18n.t("ch06.semicolon").join(
+        i18n.t("ch06.below_at", set_name=s, names=_names(names),
+               where=i18n.t("ch06.beyond_training" if s in unseen else "ch06.within_training"))
+        for s, names in below.items())
+    text += "\n\n" + i18n.t("ch06.where_head", floor=floor, places=places or i18n.t("ch06.below_nowhere"),
+                            longest=longest)
+    for name, f in flat.items():
+        if f["first_below"] is None:
+            fall = f["fall"]
+            text += i18n.t("ch06.never_below", name=f"**{variant_name(name)}**", lowest=f["share"][f["lowest"]]["mean"],
+                           lowest_set=f["lowest"], previous=fall["previous"], set_name=fall["set"],
+                           where=i18n.t("ch06.beyond_training" if fall["set"] in unseen else "ch06.within_training"),
+                           mean=100 * fall["mean"], low=100 * fall["low"], high=100 * fall["high"],
+                           others=100 * f["other_falls"])
+    return text
+
+
+def ranking_verdict(means: dict, pairs: dict, beaten: Sequence[str], same: dict, set_name: str, n: int,
+                    level: float = 0.95) -> str:
+    """Markdown: the scorers ranked by mean BLEU on `set_name`, every pair's paired difference, the pairs told apart.
+
+    `means` is {name: mean BLEU}, best first; `pairs` {(a, b): compare_variants}; `beaten` the scorers that beat no
+    attention; `same` the compare_variants result of two scorers that compute one function here.
+    """
+    def verdict(a, r):
+        return i18n.t("ch06.pair_better", name=variant_name(a)) if r["verdict"] == VERDICTS[0] else i18n.t(
+            "ch06.pair_untold")
+
+    rows = "\n".join(f"| {variant_name(a)} − {variant_name(b)} | {r['diff']:+.1f} | [{r['low']:+.1f}, "
+                     f"{r['high']:+.1f}] | {verdict(a, r)} |" for (a, b), r in pairs.items())
+    told = [f"{variant_name(a)} > {variant_name(b)}" for (a, b), r in pairs.items() if r["verdict"] == VERDICTS[0]]
+    untold = [f"{variant_name(a)} ≈ {variant_name(b)}" for (a, b), r in pairs.items() if r["verdict"] != VERDICTS[0]]
+    none, comma = i18n.t("ch06.none"), i18n.t("ch06.list_comma")
+    return (i18n.t("ch06.ranking_head", set_name=set_name, n=n)
+            + " > ".join(f"**{variant_name(name)}** {mean:.1f}" for name, mean in means.items())
+            + "\n\n" + i18n.t("ch06.pair_header", level=level) + "\n" + rows + "\n\n"
+            + i18n.t("ch06.ranking_beaten", beaten=comma.join(variant_name(b) for b in beaten) or none,
+                     k=len(beaten), m=len(means))
+            + i18n.t("ch06.ranking_told", told=comma.join(told) or none, untold=comma.join(untold) or none)
+            + i18n.t("ch06.same_function", a=variant_name(same["a"]), b=variant_name(same["b"]), diff=same["diff"],
+                     low=same["low"], high=same["high"])
+            + i18n.t("ch06.same_untold" if same["verdict"] == VERDICTS[2] else "ch06.same_told"))
+
+
+def early_peaks(curves: dict, names: Sequence[str], seeds: Sequence[int], at: int = 1, peak: float = 0.5) -> dict:
+    """What the watched curves {(name, seed): row} show at step 0 and at checkpoint `at`, averaged over `seeds`.
+
+    Returns {"step": the step of checkpoint `at`, "peak": peak, name: {"start": {curve: mean at checkpoint 0},
+    "early": {curve: mean at `at`}, "on_wrong": mean max weight − alignment / 100 at `at` (a lower bound on the weight
+    on a wrong word), "final_align": [per seed], "first_peaked": [per seed, the first step whose max weight passes
+    `peak`, or None]}}.
+    """
+    out = {"step": curves[(names[0], seeds[0])]["steps"][at], "peak": peak}
+    for name in names:
+        runs = [curves[(name, s)] for s in seeds]
+        keys = [k for k in runs[0] if k.endswith("_curve")]
+        start = {k: statistics.fmean(r[k][0] for r in runs) for k in keys}
+        early = {k: statistics.fmean(r[k][at] for r in runs) for k in keys}
+        out[name] = dict(start=start, early=early, on_wrong=early["max_weight_curve"] - early["align_curve"] / 100,
+                         final_align=[r["align_curve"][-1] for r in runs],
+                         first_peaked=[next((st for st, w in zip(r["steps"], r["max_weight_curve"], strict=True)
+                                             if w > peak), None) for r in runs])
+    return out
+
+
+def saturation_verdict(peaks: dict, names: Sequence[str], uniform: float, root_d: float, unscaled: str = "dot",
+                       scaled: str = "scaled_dot", wrong: float = 0.5) -> str:
+    """Markdown: what early_peaks(...) shows about the early saturation of `unscaled` against `scaled`.
+
+    The two are one network at step 0 (scores √d_k = `root_d` apart); every scorer's early alignment is set against
+    `uniform` attention's; a scorer whose lower bound on the weight on a wrong word passes `wrong` is "saturated".
+    """
+    u, s = peaks[unscaled], peaks[scaled]
+    early_align = {name: peaks[name]["early"]["align_curve"] for name in names}
+    below = [name for name in names if early_align[name] < uniform]
+    saturated = [name for name in names if peaks[name]["on_wrong"] > wrong]
+    comma = i18n.t("ch06.comma")
+    text = i18n.t("ch06.sat_start", unscaled=variant_name(unscaled), scaled=variant_name(scaled), root_d=root_d,
+                  std0=u["start"]["score_std_curve"], max0=u["start"]["max_weight_curve"],
+                  entropy0=u["start"]["entropy_curve"], step=peaks["step"], std=u["early"]["score_std_curve"],
+                  std_scaled=s["early"]["score_std_curve"], weight=u["early"]["max_weight_curve"],
+                  weight_scaled=s["early"]["max_weight_curve"])
+    aligns = comma.join(f"{variant_name(name)} {early_align[name]:.1f}%" for name in names)
+    text += (i18n.t("ch06.sat_all_below", uniform=uniform, aligns=aligns) if len(below) == len(names) else
+             i18n.t("ch06.sat_some_below", names=_names(below) or i18n.t("ch06.no_scorer"), uniform=uniform,
+                    aligns=aligns))
+    if max(early_align.values()) < 10:
+        text += i18n.t("ch06.sat_all_wrong", share=int(10 * (100 - max(early_align.values()))) / 10,
+                       unscaled=variant_name(unscaled))
+    text += i18n.t("ch06.sat_apart", names=_names(saturated)) if saturated else i18n.t("ch06.period")
+    text += i18n.t("ch06.sat_bound", bounds=comma.join(i18n.t("ch06.at_least", name=variant_name(name),
+                                                               value=peaks[name]["on_wrong"]) for name in names),
+                   scaled=variant_name(scaled), weight_scaled=s["early"]["max_weight_curve"])
+    text += (i18n.t("ch06.sat_peaked", unscaled=variant_name(unscaled), weight=u["early"]["max_weight_curve"])
+             if u["on_wrong"] > wrong else i18n.t("ch06.sat_not_peaked", unscaled=variant_name(unscaled)))
+    never = i18n.t("ch06.never")
+    text += i18n.t("ch06.sat_end", ranges=i18n.t("ch06.semicolon").join(
+        f"{variant_name(name)} {min(peaks[name]['final_align']):.0f}-{max(peaks[name]['final_align']):.0f}%"
+        for name in names))
+    text += i18n.t("ch06.sat_first_peaked", peak=peaks["peak"], steps=i18n.t("ch06.semicolon").join(
+        f"{variant_name(name)} [{', '.join(never if x is None else str(x) for x in peaks[name]['first_peaked'])}]"
+        for name in names))
+    return text
+
+
+def rule_sentence(result: dict, n: int, steps: int) -> str:
+    """The t rule in one sentence, with the half-width of one compare_variants `result` over `n` seeds, `steps`."""
+    return i18n.t("ch06.rule_half_width", a=variant_name(result["a"]), b=variant_name(result["b"]),
+                  half=result["half_width"], n=n, steps=steps)
+
+
+def dropout_verdict(results: dict, align: dict, rates: Sequence[str], steps: int, n: int, level: float = 0.95,
+                    control: str = "no dropout") -> str:
+    """Markdown: what the paired comparisons say about dropout against the control and weights against context.
+
+    `results` is {(a, b): compare_variants} (each variant against `control`, and "weights p" against "context p" for
+    each of `rates`); `align` is {variant: validation alignment %}; one budget of `steps` steps and `n` seeds.
+    """
+    vs_control = {a: r["verdict"] for (a, b), r in results.items() if b == control}
+    helps, hurts, neither = ([a for a, v in vs_control.items() if v == verdict] for verdict in VERDICTS)
+    placement = {p: results[(f"weights {p}", f"context {p}")] for p in rates}
+    none, comma = i18n.t("ch06.none_variant"), i18n.t("ch06.list_comma")
+    said = {VERDICTS[0]: "ch06.weights_win", VERDICTS[1]: "ch06.context_wins", VERDICTS[2]: "experiments.no_difference"}
+    listed = {key: comma.join(map(variant_name, names)) or none
+              for key, names in (("helps", helps), ("hurts", hurts), ("neither", neither))}
+    text = i18n.t("ch06.drop_control", steps=steps, n=n, level=level, **listed)
+    text += i18n.t("ch06.drop_placement", each=i18n.t("ch06.semicolon").join(
+        i18n.t("ch06.drop_at_rate", p=p, said=i18n.t(said[r["verdict"]]), diff=r["diff"], low=r["low"], high=r["high"])
+        for p, r in placement.items()))
+    if not helps:
+        text += i18n.t("ch06.drop_none_helps")
+    if all(r["verdict"] == VERDICTS[1] for r in placement.values()):
+        text += i18n.t("ch06.drop_tip_contradicted")
+    elif all(r["verdict"] == VERDICTS[0] for r in placement.values()):
+        text += i18n.t("ch06.drop_tip_supported")
+    if any(r["verdict"] == VERDICTS[1] for r in placement.values()):
+        others = [name for name in align if name != control]
+        text += i18n.t("ch06.drop_mechanism", control=align[control], others=comma.join(
+            i18n.t("ch06.percent_for", value=align[name], name=variant_name(name)) for name in others))
+    return text + i18n.t("ch06.drop_limits", steps=steps)
 
 
 def train_one(name: str, kwargs: dict, train_pairs: Sequence, eval_sets: dict, steps: int, seed: int,
@@ -333,6 +610,20 @@ def compare_variants(rows: Sequence[dict], a: str, b: str, set_name: str, value:
                 mean_b=statistics.fmean(vb.values()), diff=ci["mean"], diffs=diffs, seeds=seeds, low=ci["low"],
                 high=ci["high"], half_width=ci["half_width"], sd=ci["sd"], n=ci["n"], level=level,
                 verdict=verdict_of(ci["low"], ci["high"]))
+
+
+def intervals_in_words(comparison: dict, labels: dict | None = None) -> tuple[str, str]:
+    """(the per-set intervals, the verdicts counted) of {set: compare_variants(...)}, as Markdown phrases:
+    ("`4-10` +0.5 [-2.3, +3.2]; ...", "no difference detectable in 4, a better in 1"); `labels` names the verdicts
+    (default: VERDICT_LABELS)."""
+    labels = VERDICT_LABELS if labels is None else labels
+    per = i18n.t("experiments.semicolon").join(
+        i18n.t("experiments.interval_of_set", set=v["set"], diff=v["diff"], low=v["low"], high=v["high"])
+        for v in comparison.values())
+    counted = Counter(v["verdict"] for v in comparison.values())
+    tally = i18n.t("experiments.comma").join(i18n.t("experiments.verdict_count", verdict=labels[verdict], k=k)
+                                            for verdict, k in counted.items())
+    return per, tally
 
 
 def false_verdict_rate(n_seeds: int, level: float = 0.95, trials: int = 20000, seed: int = 0,
@@ -569,6 +860,52 @@ def breaking_set(bleu_by_set: dict[str, float], reference: str, share: float = 0
         raise KeyError(f"no reference set {reference!r} among {list(bleu_by_set)}")
     limit = share * bleu_by_set[reference]
     return next((s for s, b in bleu_by_set.items() if s != reference and b < limit), None)
+
+
+def retention_rows(rows: Sequence[dict], reference: str = "4-10") -> list[dict]:
+    """Copies of the quality `rows` with "retained": 100 x a run's BLEU on its set / the same run's BLEU on `reference`.
+
+    A run is one (config, seed). It is the share of its own short-sentence quality a model keeps (0-100 when it
+    falls with length)."""
+    ref = {(r["config"], r["seed"]): float(r["bleu"]) for r in rows if r["set"] == reference}
+    if not ref:
+        raise ValueError(f"no rows on the reference set {reference!r}")
+    if any(v <= 0 for v in ref.values()):
+        raise ValueError(f"a run scored {min(ref.values())} BLEU on {reference!r}: its share kept is undefined")
+    return [{**r, "retained": 100.0 * float(r["bleu"]) / ref[(r["config"], r["seed"])]}
+            for r in rows if (r["config"], r["seed"]) in ref]
+
+
+def width_comparison(rows: Sequence[dict], wide: str, narrow: str, sets: Sequence[str],
+                     reference: str = "4-10") -> dict:
+    """{set: {"absolute": compare_variants on BLEU, "relative": on "retained"}} of `wide` minus `narrow`, paired on
+    the seeds both configs have: does the wider one score higher, and does it keep more of its own `reference` BLEU?"""
+    seeds = ({r["seed"] for r in rows if r["config"] == wide} & {r["seed"] for r in rows if r["config"] == narrow})
+    chosen = [r for r in rows if r["config"] in (wide, narrow) and r["seed"] in seeds]
+    kept = retention_rows(chosen, reference)
+    return {s: {"absolute": compare_variants(chosen, wide, narrow, s),
+                "relative": compare_variants(kept, wide, narrow, s, value="retained")} for s in sets}
+
+
+def width_verdict(comparison: dict, wide: str, narrow: str, reference: str = "4-10") -> str:
+    """Markdown: what width_comparison(...) decides: does `wide` help (absolute BLEU), does it postpone (share kept)?"""
+    sets = list(comparison)
+    tally = {kind: Counter(comparison[s][kind]["verdict"] for s in sets) for kind in ("absolute", "relative")}
+    a_better, b_better, undecided = VERDICTS
+    first, last = comparison[sets[0]]["absolute"], comparison[sets[-1]]["absolute"]
+    text = i18n.t("ch01.width_tally", wide=wide, narrow=narrow, n=first["n"], k=len(sets),
+                  first_set=sets[0], last_set=sets[-1], reference=reference,
+                  abs_higher=tally["absolute"][a_better], abs_lower=tally["absolute"][b_better],
+                  abs_same=tally["absolute"][undecided], first=first["diff"], last=last["diff"],
+                  rel_more=tally["relative"][a_better], rel_less=tally["relative"][b_better],
+                  rel_same=tally["relative"][undecided])
+    helps = tally["absolute"][a_better] > 0 and tally["absolute"][b_better] == 0
+    postpones = tally["relative"][a_better] > 0 and tally["relative"][b_better] == 0
+    text += i18n.t("ch01.width_helps" if helps else "ch01.width_no_help")
+    text += i18n.t("ch01.width_postpones" if postpones else "ch01.width_not_postponed")
+    if helps and last["diff"] < first["diff"]:
+        text += i18n.t("ch01.width_lead_smaller", first_set=sets[0], last_set=sets[-1])
+    return text + i18n.t("ch01.width_interval_scope")
 
 
 # ---------------------------------------------------------------- chapter 07's three translators by budget

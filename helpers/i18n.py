@@ -27,7 +27,7 @@ from babel.messages.pofile import read_po
 from helpers.messages import ENGLISH  # the English templates, the source text
 
 __all__ = ["LANGUAGES", "MESSAGES", "MESSAGES_PO", "with_chinese", "set_lang", "get_lang", "language", "t",
-           "ordinal", "and_list", "template_fields", "Labels"]
+           "ordinal", "and_list", "truth", "template_fields", "Labels"]
 
 LANGUAGES = ("en", "zh")
 MESSAGES_PO = Path(__file__).parent / "locale" / "zh" / "messages.po"   # travels with helpers/ (release, sandbox)
@@ -77,6 +77,14 @@ def ordinal(index: int) -> str:
     if get_lang() == "zh":   # 第一个 ... 第四个 for "first" ... "fourth", so no number appears that English lacks
         return {0: "第一个", 1: "第二个", 2: "第三个", 3: "第四个"}.get(index, f"第 {index + 1} 个")
     return {0: "first", 1: "second", 2: "third", 3: "fourth"}.get(index, f"number {index + 1}")
+
+
+def truth(flag) -> str:
+    """A yes-or-no result as the current language prints it: True -> "True" / "是", False -> "False" / "否"
+    (a Chinese sentence says 是 or 否, not Python's True)."""
+    if get_lang() == "zh":
+        return "是" if flag else "否"
+    return str(bool(flag))
 
 
 def and_list(items: list[str]) -> str:

@@ -117,6 +117,25 @@ ENGLISH: dict[str, str] = {
     "describe.function": "a function",
     "describe.object": "a {kind}",
     # ----------------------------------------------------------------------------- chapter 01: the bottleneck
+    "ch01.width_tally": (
+        "From `{first_set}` to `{last_set}` ({k} buckets), **{wide} minus {narrow}**, paired by seed ({n} seeds, 95% "
+        "t-intervals). In absolute BLEU, {wide} is higher on {abs_higher} buckets, lower on {abs_lower}, and not told "
+        "apart on {abs_same}; the difference is {first:+.1f} on `{first_set}` and {last:+.1f} on `{last_set}`. Of its "
+        "own `{reference}` BLEU it keeps more on {rel_more} buckets, less on {rel_less}, and not told apart on "
+        "{rel_same}. "),
+    "ch01.width_helps": "So the wider vector **helps**: it scores higher on the buckets that are decided",
+    "ch01.width_no_help": "So absolute BLEU does not show the wider vector helping",
+    "ch01.width_postpones": (
+        ", and it **postpones** the fall: it keeps more of its own short-sentence quality on longer sentences. "),
+    "ch01.width_not_postponed": (
+        ", but it does **not postpone** the fall: it keeps no more of its own short-sentence quality on any "
+        "decided bucket. "),
+    "ch01.width_lead_smaller": (
+        "Its lead is smaller on `{last_set}` than on `{first_set}`: a curve that sits higher, not a fall moved to "
+        "longer sentences. "),
+    "ch01.width_interval_scope": (
+        "(The intervals are over training seeds on the same test sentences: they say how far the seed moves a "
+        "difference, not how another draw of sentences would.)"),
     "ch01.size_ok": (
         "{size} numbers, whatever the length of the sentence: that is the bottleneck."),
     "ch01.one_direction": (
@@ -705,6 +724,7 @@ ENGLISH: dict[str, str] = {
     "plots.metric_exact": "exact match (%)",
     "plots.metric_align": "alignment accuracy (%)",
     "plots.metric_mass": "attention mass on the gold words (%)",
+    "plots.metric_retained": "share kept of own 4-10 BLEU (%)",
     "plots.unseen_length": "{bucket}\n(unseen length)",
     "plots.source_length": "source sentence length (words)",
     "plots.by_length_title": "{metric} by sentence length",
@@ -756,10 +776,10 @@ ENGLISH: dict[str, str] = {
     "ch06.needs_equal_sizes": (
         "{cls} needs query and key vectors of the same size: query has shape {query}, keys {keys}; expected keys of "
         "shape (batch, n_k, {d}). Use MultiplicativeAttention or AdditiveAttention when the sizes differ."),
-    "ch06.crossed": (
-        "**{name}** crossed in {crossed} of {runs} runs"),
+    "ch06.crossed": "{name} crossed in {crossed} of {runs} runs",
     "ch06.crossed_at": ", on average at step {step:.0f}",
     "ch06.not_available": "n/a",
+    # a scorer's name in a sentence (its registry key in English; the glossary's name in Chinese)
     "ch06.semicolon": "; ",
     "ch06.comma": ", ",
     "ch06.crossing_pooled": (
@@ -795,6 +815,107 @@ ENGLISH: dict[str, str] = {
     "ch06.crossing_gap_not_only": (
         "the gap stays about as wide among early crossers, but those runs still crossed at different steps (one "
         "scorer may cross before any other), so this subset cannot separate the scorer from when its runs crossed."),
+    # chapter 06's rendered verdicts (helpers.experiments: variant_name ... dropout_verdict)
+    "ch06.name_additive": "additive",
+    "ch06.name_multiplicative": "multiplicative",
+    "ch06.name_dot": "dot",
+    "ch06.name_scaled_dot": "scaled dot",
+    "ch06.name_no_attention": "no attention",
+    "ch06.name_no_dropout": "no dropout",
+    "ch06.name_weights": "weights {p}",
+    "ch06.name_context": "context {p}",
+    "ch06.wins": "{name} wins",
+    "ch06.list_comma": ", ",
+    "ch06.none": "none",
+    "ch06.none_variant": "no variant",
+    "ch06.no_scorer": "no scorer",
+    "ch06.never": "never",
+    "ch06.period": ". ",
+    "ch06.seed_range": " (seeds from {low:.0%} to {high:.0%})",
+    "ch06.flat_head": (
+        "**Does every scorer keep chapter 05's long-sentence quality?** Chapter 05's yardstick: measured against its "
+        "own BLEU on `{reference}` words, a run keeps its quality on a bucket when it scores at least {floor:.0%} "
+        "there. On `{set_name}` words, the longest training bucket ({n} seeds, {steps} steps, {level:.0%} "
+        "t-intervals of the mean share): "),
+    "ch06.flat_keeps": "kept by {items}",
+    "ch06.flat_loses": "lost by {items}",
+    "ch06.flat_undecided": "not decided by these seeds for {items}",
+    "ch06.flat_every": ". So yes: at this budget every scorer is shown to keep it.",
+    "ch06.flat_only": ". So not every scorer: at this budget the seeds show only {names} keeping it.",
+    "ch06.flat_none": ". So no: at this budget no scorer is shown to keep it.",
+    "ch06.where_head": (
+        "**Where quality stops being flat.** The mean share first falls below {floor:.0%} {places} (the longest "
+        "training sentence has {longest} words). "),
+    "ch06.below_at": "on `{set_name}` words for {names}, {where}",
+    "ch06.below_nowhere": "on none of these buckets",
+    "ch06.within_training": "within the training lengths",
+    "ch06.beyond_training": "beyond the training lengths",
+    "ch06.never_below": (
+        "{name} never falls below it (its lowest share is {lowest:.1%}, on `{lowest_set}` words), but its "
+        "steepest fall is from `{previous}` to `{set_name}` words, {where}: {mean:+.1f} percentage points [{low:+.1f}, "
+        "{high:+.1f}], while no other step between neighbouring buckets falls more than {others:.1f} points. "),
+    "ch06.ranking_head": "BLEU on {set_name} words, {n} seeds: ",
+    "ch06.pair_header": "| pair | mean difference | {level:.0%} interval | verdict |\n|---|---|---|---|",
+    "ch06.pair_better": "**{name} better**",
+    "ch06.pair_untold": "not told apart",
+    "ch06.ranking_beaten": "**At this budget** these scorers beat no attention: {beaten} ({k} of {m}). ",
+    "ch06.ranking_told": "Pairs told apart: {told}. Not told apart: {untold}. ",
+    "ch06.same_function": (
+        "In this translator {a} and {b} are one function: {a} − {b} = {diff:+.1f} BLEU on average (interval "
+        "[{low:+.1f}, {high:+.1f}]), "),
+    "ch06.same_untold": "no difference detectable once the seeds are pooled.",
+    "ch06.same_told": "a difference the interval detects, so something other than the function differs between them.",
+    "ch06.sat_start": (
+        "At step 0 {unscaled} and {scaled} are the same network, so their scores differ by exactly $\\sqrt{{d_k}}$ = "
+        "{root_d:g} (checked for every seed): {unscaled}'s score std is {std0:.2f}, and even its softmax starts far "
+        "from saturation (max weight {max0:.2f}, entropy {entropy0:.2f} of uniform). By step {step} {unscaled}'s "
+        "scores have a std of {std:.1f} against {scaled}'s {std_scaled:.2f}; its rows put {weight:.2f} of their weight "
+        "on one word on average ({scaled} {weight_scaled:.2f}). At that checkpoint "),
+    "ch06.sat_all_below": "every scorer's alignment is below uniform attention's {uniform:.1f}% ({aligns})",
+    "ch06.sat_some_below": "the alignment of {names} is below uniform attention's {uniform:.1f}% ({aligns})",
+    "ch06.sat_all_wrong": (
+        ": for every scorer at least {share:.1f}% of the target words that have a source word look hardest at a "
+        "wrong one, so looking at wrong words early does not set {unscaled} apart"),
+    "ch06.sat_apart": "; what sets {names} apart is how much weight sits there. ",
+    "ch06.sat_bound": (
+        "A row's largest weight is on a wrong word unless the row looks hardest at a right one, so the mean largest "
+        "weight minus the alignment (as a share) is a lower bound on the weight on a wrong word: {bounds}; {scaled}'s "
+        "rows put at most {weight_scaled:.2f} (its mean largest weight) on any one word, on average. "),
+    "ch06.at_least": "{name} at least {value:.2f}",
+    "ch06.sat_peaked": (
+        "The softmax of {unscaled} is already sharply peaked early, on wrong words (mean largest weight {weight:.2f}; "
+        "peaked, not yet one-hot); the more peaked a softmax, the smaller the gradient that would move the weight to "
+        "other words (chapter 04), a plausible reason why its alignment climbs slowly and stays lower (this chapter "
+        "does not measure that gradient). "),
+    "ch06.sat_not_peaked": "The softmax of {unscaled} is not sharply peaked on wrong words at that point. ",
+    "ch06.sat_end": "Alignment at the end of the budget, per seed: {ranges}.",
+    "ch06.sat_first_peaked": " First checkpoint at which a run's mean max weight passes {peak:g}: {steps}.",
+    "ch06.rule_half_width": (
+        "The rule names a winner only when the mean difference is further from zero than the interval's half-width; "
+        "for {a} − {b} that half-width is {half:.1f} BLEU ({n} seeds, this budget: {steps} steps)."),
+    "ch06.drop_control": (
+        "**Against the control** (validation BLEU after one budget of {steps} steps, {n} seeds, {level:.0%} "
+        "intervals): dropout helps for {helps}; it hurts for {hurts}; no difference is detectable for {neither}. "),
+    "ch06.drop_placement": "**Weights against context:** {each}. ",
+    "ch06.drop_at_rate": "at p = {p}, {said} ({diff:+.1f} BLEU, [{low:+.1f}, {high:+.1f}])",
+    "ch06.weights_win": "the weights placement wins",
+    "ch06.context_wins": "the context placement wins",
+    "ch06.drop_none_helps": (
+        "So in this setting no dropout variant beats training without dropout, and the placement that \"wins\" does so "
+        "by hurting less, or, where no difference from the control is detectable, by not hurting: without the "
+        "control, the comparison of placements would have read as a remedy. "),
+    "ch06.drop_tip_contradicted": (
+        "The practitioner's tip, weights before context, is contradicted here at every rate tried, at this budget. "),
+    "ch06.drop_tip_supported": (
+        "The practitioner's tip, weights before context, is supported here at every rate tried, at this budget. "),
+    "ch06.drop_mechanism": (
+        "A plausible mechanism for the weights placement's loss: dropping an attention weight removes that source "
+        "word for one step; the validation alignment is {control:.1f}% without dropout; {others}. "),
+    "ch06.percent_for": "{name}: {value:.1f}%",
+    "ch06.drop_limits": (
+        "This is one small, overfitting task with sharp alignments and one training budget ({steps} steps), not a "
+        "law: a longer or shorter run, or a task with softer alignments (summaries, real language), may behave "
+        "differently."),
     "ch08.seed_module": (
         "Measured, not argued: trained as a decoder uses it, seed 003's module keeps {seed_big:.0f} float32 numbers "
         "per (query, key) pair at h = {big} and the course's scorer {ours_big:.0f}, {ratio_big:.1f} times fewer "
@@ -819,6 +940,10 @@ ENGLISH: dict[str, str] = {
     "tables.bleu": "bleu",
     "tables.exact": "exact",
     "training.progress": "training ({kind})",
+    # a model's name in a progress bar's label (make_model's and make_transformer's config["kind"])
+    "training.kind_none": "RNN without attention",
+    "training.kind_attention": "RNN with attention",
+    "training.kind_transformer": "Transformer",
     "training.runs": "training runs",
     "training.not_comparable": (
         "{recipe}: this live run of {unit} differs from the stored one ({first}), as expected on this machine "
@@ -936,6 +1061,10 @@ ENGLISH: dict[str, str] = {
     "training.noun_middle": "middle",
     "training.noun_last": "last",
     # --------------------------------------------------------------------------- chapters 06, 07: compare_variants
+    "experiments.semicolon": "; ",
+    "experiments.comma": ", ",
+    "experiments.interval_of_set": "`{set}` {diff:+.1f} [{low:+.1f}, {high:+.1f}]",
+    "experiments.verdict_count": "{verdict} in {k}",
     "experiments.a_better": "a better",
     "experiments.b_better": "b better",
     "experiments.no_difference": "no difference detectable",

@@ -80,7 +80,8 @@ def corpus_bleu(hypotheses: Sequence[Sequence[str]], references: Sequence, max_o
         else:
             precision = 100.0 * correct[n] / total[n]
         log_sum += math.log(precision)
-    return bp * math.exp(log_sum / max_order)
+    # exp(log 100) is 100.00000000000004 in floats: a perfect set scores 100 exactly, as BLEU's range says
+    return min(100.0, bp * math.exp(log_sum / max_order))
 
 
 def exact_match(hypotheses: Sequence[Sequence[str]], references: Sequence) -> float:

@@ -76,9 +76,12 @@ _ONE_WEIGHT = _not_a_missing_weight
 def use_course_style(lang: str = "en") -> None:
     """Apply the course's matplotlib style (sizes, fonts, colours) to every later figure.
 
-    lang="zh" also registers the Chinese font: Latin letters keep DejaVu Sans, and every character it lacks falls
-    back, glyph by glyph, to Noto Sans CJK SC (matplotlib's font fallback). The font has one weight, so Chinese in a
-    bold title is drawn regular; matplotlib's warning about that would land in the notebook's output, and is muted.
+    lang="zh" also registers the Chinese font and draws every text with it, Latin letters and digits included:
+    Noto Sans CJK SC has one weight, and a title whose Latin letters came bold from DejaVu Sans next to regular
+    Hanzi would mix two weights in one line (issue 34). So in Chinese every text has that one weight: titles are
+    set normal, and a bold request (fontweight="bold") finds the same face. DejaVu Sans stays behind it, glyph by
+    glyph, for what the CJK font lacks (subscripts such as K₁, ᵀ). Matplotlib's warning about the missing bold
+    would land in the notebook's output, and is muted. English keeps matplotlib's default family and bold titles.
     """
     mpl.rcParams.update(COURSE_STYLE)
     if lang == "zh":
@@ -89,7 +92,8 @@ def use_course_style(lang: str = "en") -> None:
             log.addFilter(_ONE_WEIGHT)
         path = str(cjk_font_path())
         font_manager.fontManager.addfont(path)
-        mpl.rcParams["font.family"] = ["DejaVu Sans", font_manager.FontProperties(fname=path).get_name()]
+        mpl.rcParams["font.family"] = [font_manager.FontProperties(fname=path).get_name(), "DejaVu Sans"]
+        mpl.rcParams["axes.titleweight"] = mpl.rcParams["figure.titleweight"] = "normal"   # the face's one weight
     else:
         mpl.rcParams["font.family"] = mpl.rcParamsDefault["font.family"]
 
@@ -242,7 +246,7 @@ def _lookback_width(weight: float) -> float:
 
 # the y-axis label of each metric, in the current language
 METRIC_LABELS = Labels({"bleu": "plots.metric_bleu", "exact": "plots.metric_exact", "align": "plots.metric_align",
-                        "mass": "plots.metric_mass"})
+                        "mass": "plots.metric_mass", "retained": "plots.metric_retained"})
 
 
 def legend_below(ax, **kwargs):

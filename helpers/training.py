@@ -31,6 +31,11 @@ class TrainLog:
         return sum(tail) / max(len(tail), 1)
 
 
+# a model's name for a progress bar, by its config["kind"] (seq2seq.make_model, transformer.make_transformer)
+MODEL_NAMES = i18n.Labels({"none": "training.kind_none", "attention": "training.kind_attention",
+                           "transformer": "training.kind_transformer"})
+
+
 def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr: float = 3e-3,
           clip: float = 1.0, seed: int = 0, time_budget: float | None = None, progress: bool = True,
           warmup: int = 50, decay_to: float = 0.1, callback=None, callback_steps: Sequence[int] = (),
@@ -65,8 +70,8 @@ def train(model: Seq2Seq, pairs: Sequence, steps: int, batch_size: int = 64, lr:
     log = TrainLog()
     model.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    bar = tqdm(total=last, disable=not progress, desc=i18n.t("training.progress", kind=model.config["kind"]),
-               leave=False)
+    name = MODEL_NAMES.get(model.config["kind"], model.config["kind"])
+    bar = tqdm(total=last, disable=not progress, desc=i18n.t("training.progress", kind=name), leave=False)
     wanted = sorted(set(callback_steps))
     if wanted and (wanted[0] < 0 or wanted[-1] > last or callback is None):
         raise ValueError(f"callback_steps must lie in 0..{last} and need a callback; got {wanted}")

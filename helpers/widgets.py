@@ -522,7 +522,7 @@ def _head_pair(sentence) -> tuple[list[str], list[str]]:
 def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind: str, layer: int, head: int,
                       sentence: int, n_layers: int, n_heads: int) -> str:
     """The explorer's readout: which head is shown (data-kind, data-layer, data-head, data-sentence; layer and head
-    counted from 1, as the controls show them) and its strongest link, as HTML."""
+    counted from 1, as the controls show them; data-sentence is the index, from 0) and its strongest link, as HTML."""
     from helpers.plotting import HEAD_KINDS
 
     w = to_numpy(weights)
@@ -531,7 +531,7 @@ def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind
     return (f'<div class="head-state" role="status" aria-live="polite" data-kind="{kind}" data-layer="{layer + 1}" '
             f'data-head="{head + 1}" data-sentence="{sentence}" data-strongest="{w[i, j]:.4f}">'
             + i18n.t("widgets.head_readout", kind=html.escape(HEAD_KINDS[kind]), layer=layer + 1, n_layers=n_layers,
-                     head=head + 1, n_heads=n_heads, sentence=sentence, query=q, key=k, weight=w[i, j]) + "</div>")
+                     head=head + 1, n_heads=n_heads, sentence=sentence + 1, query=q, key=k, weight=w[i, j]) + "</div>")
 
 
 class HeadExplorer(_ShowsWidget):
@@ -573,7 +573,7 @@ class HeadExplorer(_ShowsWidget):
                                  style=style, disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
         self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description=i18n.t("widgets.head_head"), style=style,
                                 layout=W.Layout(width="300px"))
-        labels = [f"{i}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]
+        labels = [f"{i + 1}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]   # counted from 1, as read
         self.sentence = W.Dropdown(options=[(lab if len(lab) < 80 else lab[:77] + "...", i)
                                             for i, lab in enumerate(labels)], value=0,
                                    description=i18n.t("widgets.head_sentence"),
@@ -656,9 +656,14 @@ class HeadExplorer(_ShowsWidget):
                           "options": [str(i + 1) for i in range(self.n_heads)], "value": self.head.value - 1}]}
 
     def __repr__(self) -> str:
-        return "HeadExplorer(" + i18n.t("widgets.head_repr", kind=self.kind.value, layer=self.layer.value,
+        from helpers.plotting import HEAD_KINDS
+
+        # English shows the value to set (kind="decoder_cross"); Chinese its label, as no code key stands in a
+        # Chinese sentence. Sentences are counted from 1, as the dropdown shows them.
+        kind = HEAD_KINDS[self.kind.value] if i18n.get_lang() == "zh" else self.kind.value
+        return "HeadExplorer(" + i18n.t("widgets.head_repr", kind=kind, layer=self.layer.value,
                                         n_layers=self.n_layers, head=self.head.value, n_heads=self.n_heads,
-                                        sentence=self.sentence.value, n=len(self.pairs)) + ")"
+                                        sentence=self.sentence.value + 1, n=len(self.pairs)) + ")"
 
 
 __all__ += ["head_readout_html", "HeadExplorer", "SITE_STATES", "site_weights"]

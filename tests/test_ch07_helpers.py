@@ -124,7 +124,8 @@ def test_head_explorer_controls_drive_the_map_and_the_readout(model, pairs):
     assert 'data-kind="encoder"' in explorer.readout.value and 'data-layer="2"' in explorer.readout.value
     # a plain source sentence is paired with the grammar's translation
     assert explorer.pairs[1][1] == toylang.translate(short_src)[0]
-    assert repr(explorer).startswith("HeadExplorer(encoder, layer 2 of 2, head 2 of 2, sentence 1 of 2")
+    assert repr(explorer).startswith("HeadExplorer(encoder, layer 2 of 2, head 2 of 2, sentence 2 of 2")   # from 1
+    assert [label[:2] for label, _ in explorer.sentence.options] == ["1:", "2:"]
 
 
 def test_head_explorer_rejects_what_it_cannot_show(model):

@@ -214,7 +214,7 @@ def test_solution_prints_the_worked_solution_only_when_asked(capsys):
 def _english_left(text: str) -> list[str]:
     """Runs of two or more English words outside code, quotes, brackets, answers and a learner's exception text."""
     text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", " ", text)
-    text = re.sub(r"抛出了 \w+: [^。；\n]*|正确答案：[^。\n]*", " ", text)   # the learner's error text; the answer
+    text = re.sub(r"抛出了 \w+[:：] ?[^。；\n]*|正确答案：[^。\n]*", " ", text)   # the learner's error text; the answer
     text = re.sub(r"\([^()\u4e00-\u9fff]*\)|（[^（）\u4e00-\u9fff]*）", " ", text)  # formulas, toy words in brackets
     return re.findall(r"[A-Za-z]{2,}(?: +[A-Za-z]{2,})+", text)    # not formulas such as "X Xᵀ"
 

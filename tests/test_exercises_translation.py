@@ -317,11 +317,28 @@ def test_decoder_step_of_a_bahdanau_model_is_its_helper_step(capsys):
 
 def test_the_worked_solution_of_the_decoder_step_passes_its_checker():
     from helpers.exercises.translation import _example_model
+    from helpers.seq2seq import make_model
 
-    ns = {}
-    exec(_solution_code("05.4"), ns)
+    demo, luong_demo = (make_model("attention", wiring=w, seed=0) for w in ("bahdanau", "luong"))
+    ns = {"demo": demo, "luong_demo": luong_demo}
+    exec(_solution_code("05.4"), ns)                     # its last line prints the two matrices' shapes
     model, batch = _example_model()
     assert ex.check_decoder_step(ns["my_step"], model=model, batch=batch) is True
+
+
+def test_the_worked_solution_names_the_matrix_that_no_longer_fits():
+    """Exercise 05.4's question: the solution's answer (the cell's input weights) is what the models' shapes say."""
+    from helpers.seq2seq import make_model
+
+    b, lu = (make_model("attention", wiring=w, seed=0).decoder for w in ("bahdanau", "luong"))
+    shapes = lambda d: {n.replace("rnn.", "cell.").replace("_l0", ""): p.shape for n, p in d.named_parameters()}  # noqa: E731
+    differ = [n for n, shape in shapes(b).items() if shapes(lu).get(n) != shape]
+    assert differ == ["cell.weight_ih"]
+    emb = b.embedding.weight.shape[1]
+    assert shapes(lu)["cell.weight_ih"][1] == emb < shapes(b)["cell.weight_ih"][1]
+    for lang in ("en", "zh"):
+        text = ex.core._SOLUTIONS["05.4"][1 if lang == "en" else 3]
+        assert "cell.weight_ih" in text, lang
 
 
 def test_a_malformed_entry_counts_as_a_try_but_text_does_not(capsys):

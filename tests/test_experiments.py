@@ -485,3 +485,59 @@ def test_make_translator_builds_chapter_07s_models_and_refuses_unknown_names():
     assert TRANSLATORS["no attention"]["lr"] == 5e-3
     with pytest.raises(KeyError, match="no translator named 'GPT'"):
         make_translator("GPT")
+
+
+# ---------------------------------------------------------------- chapter 01's widths: helps, or postpones?
+def _width_rows(wide_long: dict, wide_short: float = 80.0, narrow_short: float = 40.0, narrow_long: float = 20.0):
+    """Quality rows of two configs over 4 seeds: `4-10` and one long set per key of wide_long ({set: BLEU})."""
+    rows = []
+    for seed, jitter in enumerate((-1.0, 0.5, 1.0, -0.5)):
+        for config, short, longs in (("wide", wide_short, wide_long), ("narrow", narrow_short,
+                                                                        dict.fromkeys(wide_long, narrow_long))):
+            rows.append({"config": config, "seed": seed, "set": "4-10", "bleu": short + jitter})
+            rows += [{"config": config, "seed": seed, "set": s, "bleu": b + jitter * (1 + k)}
+                     for k, (s, b) in enumerate(longs.items())]
+    return rows
+
+
+def test_retention_rows_divide_by_the_same_runs_reference_and_refuse_a_zero():
+    from helpers.experiments import retention_rows
+
+    rows = [{"config": "a", "seed": seed, "set": name, "bleu": bleu}
+            for seed, name, bleu in ((0, "4-10", 50.0), (0, "x", 25.0), (1, "4-10", 20.0), (1, "x", 25.0))]
+    kept = {(r["seed"], r["set"]): r["retained"] for r in retention_rows(rows)}
+    assert kept == {(0, "4-10"): 100.0, (0, "x"): 50.0, (1, "4-10"): 100.0, (1, "x"): 125.0}
+    with pytest.raises(ValueError, match="undefined"):
+        retention_rows([{**rows[0], "bleu": 0.0}])
+
+
+def test_a_curve_that_is_only_higher_helps_and_does_not_postpone():
+    from helpers.experiments import width_comparison, width_verdict
+
+    # the wide model is twice as good everywhere: higher, but the same share of its own 4-10 kept
+    comparison = width_comparison(_width_rows({"11-20": 40.0, "21-30": 40.0}), "wide", "narrow", ["11-20", "21-30"])
+    assert {v["absolute"]["verdict"] for v in comparison.values()} == {"a better"}
+    assert {v["relative"]["verdict"] for v in comparison.values()} != {"a better"}
+    text = width_verdict(comparison, "wide", "narrow")
+    assert "**helps**" in text and "does **not postpone**" in text
+
+
+def test_a_fall_moved_later_postpones():
+    from helpers.experiments import width_comparison, width_verdict
+
+    # the wide model keeps 75% of its 4-10 where the narrow one keeps 50%: a later fall
+    comparison = width_comparison(_width_rows({"11-20": 60.0, "21-30": 60.0}), "wide", "narrow", ["11-20", "21-30"])
+    assert {v["relative"]["verdict"] for v in comparison.values()} == {"a better"}
+    assert "**postpones**" in width_verdict(comparison, "wide", "narrow")
+
+
+def test_intervals_in_words_lists_every_set_and_counts_the_verdicts():
+    from helpers.experiments import intervals_in_words
+
+    comparison = {
+        "a": {"set": "a", "diff": 1.0, "low": 0.5, "high": 1.5, "verdict": "a better"},
+        "b": {"set": "b", "diff": 0.0, "low": -1.0, "high": 1.0, "verdict": "no difference detectable"},
+        "c": {"set": "c", "diff": 2.0, "low": 1.0, "high": 3.0, "verdict": "a better"}}
+    per, tally = intervals_in_words(comparison, {"a better": "A", "no difference detectable": "tie"})
+    assert per == "`a` +1.0 [+0.5, +1.5]; `b` +0.0 [-1.0, +1.0]; `c` +2.0 [+1.0, +3.0]"
+    assert tally == "A in 2, tie in 1"

@@ -32,7 +32,9 @@ def english_afterwards():
 
 # ---------------------------------------------------------------- the message catalogue
 FULL_WIDTH = re.compile(r"[\u3000-\u303f\uff00-\uffef]")    # Chinese punctuation: "；", "{label}：{words}"
-SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits"}     # "BLEU", "logits": the glossary leaves them (不译)
+SAME_IN_CHINESE = {"tables.bleu", "ch05.output_logits",    # "BLEU", "logits": the glossary leaves them (不译)
+                   "training.kind_transformer",             # "Transformer" (不译)
+                   "experiments.interval_of_set"}           # "`4-10` +0.5 [-2.3, +3.2]": a bucket and numbers only
 
 
 def test_every_message_has_an_english_and_a_chinese_text_with_the_same_fields():
@@ -475,7 +477,9 @@ def test_the_glossary_has_a_term_table_following_the_seeds():
 
 # terms a chapter uses in code or outputs but its prose does not name yet (issue 19, item 5: the chapter's Markdown
 # gains the term and a link to the glossary); the test below fails once the prose names one: then remove it here
-NOT_YET_IN_PROSE = {"peak learning rate, schedule"}
+NOT_YET_IN_PROSE = {"peak learning rate, schedule",
+                    # issue 34's terms, chosen while chapters 05, 06 and 07 were being changed in other branches
+                    "RNN with attention", "crossing (the threshold)", "learned positional encoding"}
 TERMS = [row for row in glossary_terms() if CJK.search(row[2]) and row[0] not in PENDING]  # BLEU etc. stay as they are
 
 
@@ -560,6 +564,10 @@ def test_plot_helpers_label_in_the_current_language_and_english_is_unchanged():
 TERM_CHECKED_CHAPTERS = tuple(ch.number for ch in course.CHAPTERS if ch.number not in PENDING)
 # assert: prose says 断言; the keyword itself appears only as 断言（`assert`） or inside longer code (`assert x == 1`)
 LONE_ASSERT = re.compile(r"(?<!断言（)`assert`|(?<![`\w])assert(?![`\w])")
+# chapter 08's code keys `ours` and `fused` stay in code, tables and legends; in a Chinese sentence (a Hanzi or
+# Chinese punctuation within two characters) they are 课程的实现 and 融合内核
+LONE_KEY = re.compile(r"(?:[\u4e00-\u9fff，。；：、（）“”][ ]?)(?<![`\w])(ours|fused)(?![`\w])"
+                      r"|(?<![`\w])(ours|fused)(?![`\w])(?=[ ]?[\u4e00-\u9fff，。；：、（）“”])")
 
 
 def term_table() -> list[tuple[str, str, list[str]]]:
@@ -575,6 +583,7 @@ def alternates_in(text: str) -> list[str]:
     found = [f"{word} (use {chosen})" for _, chosen, avoid in term_table() for word in avoid
              if "`" not in word and word in text]
     found += [f"{m.group(0)} (use 断言, or 断言（`assert`）)" for m in LONE_ASSERT.finditer(text)]
+    found += [f"{m.group(1) or m.group(2)} in a sentence (use 课程的实现 / 融合内核)" for m in LONE_KEY.finditer(text)]
     return found
 
 
@@ -602,7 +611,29 @@ def zh_texts_under_the_term_table() -> dict[str, str]:
     for path in sorted((ROOT / "notebooks" / "companion" / "zh").glob("*.md")):
         texts[path.name] = glossary_prose() if path == GLOSSARY else path.read_text(encoding="utf-8")
     texts["helpers.i18n.MESSAGES"] = "\n".join(zh_text for _, zh_text in i18n.MESSAGES.values())
+    for number in TERM_CHECKED_CHAPTERS:   # what the chapters print and show, run in Chinese (issue 34)
+        path = zh.ZH_DIR / course.chapter(number).file
+        if zh.runs_in_zh(path):
+            cells = nbformat.read(path, as_version=4).cells
+            texts[f"{path.stem} (outputs)"] = "\n".join(_text_not_figures(c) for c in cells if c.cell_type == "code")
     return texts
+
+
+# Alternates still in chapters that other branches were changing when the term table grew (issue 34): {text name:
+# the alternates it may still hold}. A listed word must still be there (remove it once the chapter is fixed), and
+# no other alternate may come in.
+TERMS_PENDING: dict[str, set[str]] = {
+    "01_fixed_context_bottleneck.po": {"实践者", "数的个数", "见上方打印"},
+    "01_fixed_context_bottleneck (outputs)": {"数的个数", "见上方打印"},
+    "05_attention_translation.po": {"上面打印了", "学习率计划", "摘要向量", "越过"},
+    "05_attention_translation (outputs)": {"上面打印了", "学习率计划", "摘要向量", "越过"},
+    "06_scoring_functions_and_dropout.po": {"上面打印了", "实践者", "比率", "点出赢家", "读成", "越过"},
+    "06_scoring_functions_and_dropout (outputs)": {"实践者", "比率", "点出赢家", "读成", "越过"},
+    "07_self_attention_and_transformer.po": {"一袋词", "上面打印了", "位置表", "可学习位置表", "可学习的位置表"},
+    "07_self_attention_and_transformer (outputs)": {"位置表", "可学习的位置表"},
+    "08_cost_of_attention.po": {"fused", "ours", "批大小", "数的个数", "见上面的打印", "隐藏尺寸"},
+    "08_cost_of_attention (outputs)": {"fused", "ours", "见上面的打印", "隐藏尺寸"},
+}
 
 
 def test_the_term_table_lists_the_chosen_terms_and_their_alternates():
@@ -632,4 +663,14 @@ ZH_TEXTS = sorted(zh_texts_under_the_term_table().items())
 
 @pytest.mark.parametrize("name, text", ZH_TEXTS, ids=[name for name, _ in ZH_TEXTS])   # a short text made an id
 def test_zh_text_uses_the_term_table(name, text):
-    assert alternates_in(text) == [], f"{name}: {alternates_in(text)}"
+    pending = TERMS_PENDING.get(name, set())
+    found = alternates_in(text)
+    assert [f for f in found if f.split(" ")[0] not in pending] == [], f"{name}: {found}"
+    gone = sorted(w for w in pending if not any(f.split(" ")[0] == w for f in found))
+    assert not gone, f"{name} no longer holds {gone}: remove them from TERMS_PENDING"
+
+
+def test_the_term_check_reads_outputs_and_catches_a_bare_code_key():
+    assert any(name.endswith("(outputs)") for name, _ in ZH_TEXTS), "no zh chapter's outputs are term-checked"
+    assert alternates_in("平均越过得最早") and alternates_in("ours 的峰值更低") and alternates_in("比 fused 慢")
+    assert alternates_in("图例：`ours`、`fused`") == [] and alternates_in("ours  fused\n1.0   2.0") == []

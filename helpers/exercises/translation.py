@@ -736,6 +736,13 @@ sequence, here of length 1):
         context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # query s_t
         logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
         return logits, weights[:, 0], s_t
+
+Which of the Bahdanau model's weight matrices would no longer fit: its cell's input weights, `cell.weight_ih`.
+Bahdanau's cell takes [e; c_{t-1}], the embedding and the context, so that matrix has emb + context columns;
+Luong's GRU takes the embedding alone. Every other matrix fits: the scorer's W_q takes a decoder state (s_{t-1}
+or s_t, the same size), and the readout takes [s; c; e] in both wirings. Print the two to see it:
+
+    print(tuple(demo.decoder.cell.weight_ih.shape), tuple(luong_demo.decoder.rnn.weight_ih_l0.shape))
 """, zh_title="Luong 接法的一步解码", zh_text="""
 Luong 接法先只用词嵌入跑一步循环网络，再用新状态 s_t 做查询；输出部分同样读 [s_t; c_t; e]。
 在 Luong 接法的翻译模型里，GRU 是 `decoder.rnn`（作用在序列上的 nn.GRU，这里序列长度为 1）：
@@ -746,4 +753,11 @@ Luong 接法先只用词嵌入跑一步循环网络，再用新状态 s_t 做查
         context, weights = decoder.scorer(s_t[:, None], keys, enc.outputs, mask=enc.mask)  # 用 s_t 作查询
         logits = decoder.readout(s_t, context[:, 0], e)                 # (B, V)
         return logits, weights[:, 0], s_t
+
+Bahdanau 模型里放不进这一步的权重矩阵，是它的循环单元的输入权重 `cell.weight_ih`。Bahdanau 接法的单元读入
+[e; c_{t-1}]，即词嵌入和上下文向量，所以这个矩阵的列数是词嵌入维度加上下文维度；Luong 接法的 GRU 只读词嵌入。
+其余矩阵都放得进：打分函数的 W_q 读的是解码器状态（s_{t-1} 或 s_t，维度相同），两种接法的输出部分读的都是
+[s; c; e]。把两个矩阵的形状打印出来就能看到：
+
+    print(tuple(demo.decoder.cell.weight_ih.shape), tuple(luong_demo.decoder.rnn.weight_ih_l0.shape))
 """)
