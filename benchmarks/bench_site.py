@@ -33,6 +33,17 @@ print(json.dumps({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}))
 """
 
 
+def cpu_name() -> str:
+    """The CPU's model name from /proc/cpuinfo ("Intel(R) Xeon(R) Processor" -> "Intel Xeon Processor")."""
+    try:
+        for line in open("/proc/cpuinfo", encoding="utf-8"):
+            if line.startswith("model name"):
+                return " ".join(line.split(":", 1)[1].replace("(R)", "").replace("(TM)", "").split())
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
 def measure(lang: str) -> dict:
     """Wall and CPU seconds of one edition's build in a fresh process (CPU includes the imports)."""
     with tempfile.TemporaryDirectory() as out:
@@ -55,8 +66,9 @@ def main() -> None:
         best = min(runs, key=lambda r: r["wall"])
         rows.append((lang, best))
         print(f"{lang}: wall {best['wall']:.1f} s, CPU {best['cpu']:.1f} s (load average {best['load']:.1f})")
-    lines = [f"Measured by `python benchmarks/bench_site.py` on {date.today().isoformat()}, {os.cpu_count()} cores, "
-             f"{platform.machine()}, Python {platform.python_version()}: each edition built from scratch in a fresh "
+    lines = [f"Measured by `python benchmarks/bench_site.py` on {date.today().isoformat()}, {cpu_name()}, "
+             f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}: each edition built "
+             "from scratch in a fresh "
              f"process, best of {args.repeat} (CPU includes the imports; the load average is the machine's when "
              "the build started: other jobs slow the wall time).", "",
              "| edition | pages | wall s | CPU s | load average | target s | within |", "|---|---|---|---|---|---|---|"]

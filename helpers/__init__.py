@@ -33,9 +33,10 @@ def setup(seed: int = 0, threads: int = 1, quiet: bool = False, lang: str = "en"
     i18n.set_lang(lang)  # first: an unknown language fails before anything else changes
     set_seed(seed)
     torch.set_num_threads(threads)
-    from helpers.plotting import use_course_style
+    from helpers.plotting import show_alt_text, use_course_style
 
     use_course_style(lang)
+    show_alt_text()  # each figure's output names what it shows (its titles), for the website's alt text
     device = get_device()
     if not quiet:
         python = ".".join(platform.python_version_tuple()[:2])

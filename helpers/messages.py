@@ -1011,6 +1011,35 @@ ENGLISH: dict[str, str] = {
         "This explorer runs in your browser: the same arithmetic as helpers.widgets.explorer_state."),
     "widgets.site_chapters": "Chapters",
     "widgets.site_companion": "Companion pages",
+    "widgets.site_states_note": (
+        "This explorer runs in your browser, from every state the chapter computed when it ran (in JupyterLab it "
+        "is the live widget)."),
+    "widgets.site_row_header": "Row",
+    "widgets.site_home_clone": (
+        "**From a clone of the course's repository**: <code>make lab</code> sets everything up and starts "
+        "JupyterLab."),
+    "widgets.site_home_zip": (
+        "**On your computer** (Python 3.11): download {zip}, unzip it, and in its folder run <code>pip install -r "
+        "requirements.txt</code>, then <code>jupyter lab</code>, and open <code>{first}</code>. Its README.txt says "
+        "the same."),
+    "widgets.site_home_online": (
+        "**In your browser**, nothing to install: {links} (chapter 00 opens; the others are beside it)."),
+    "widgets.site_zip_readme": (
+        "Learning to Attend: an interactive course on attention, in Jupyter notebooks.\n\n"
+        "To run it (Python 3.11; no GPU needed), in this folder:\n\n"
+        "    python3.11 -m venv .venv\n"
+        "    . .venv/bin/activate        (Windows: .venv\\Scripts\\activate)\n"
+        "    pip install -r requirements.txt\n"
+        "    jupyter lab\n\n"
+        "Then open {first} and run it from top to bottom. requirements.txt holds the course's exact versions and, "
+        "last, `-e .`, which makes helpers/ (the course's small library) importable from every notebook. data/ holds "
+        "the translation data the course generated; nothing is downloaded while a chapter runs."),
+    "widgets.site_zip_then": ": unzip it, then pip install -r requirements.txt and jupyter lab in its folder.",
+    "widgets.site_zip": "the course as a zip ({size})",
+    "widgets.site_figure_caption": "Figure {n}: {alt}",
+    "widgets.site_figure": "Figure {n}",
+    "plots.alt_axes": "{y} against {x}",
+    "widgets.site_top_label": "Course",
     # chapter 07
     "tables.align": "align",
     # --------------------------------------------------------------------------- chapter 05

@@ -451,6 +451,64 @@ def figure_png(fig: Figure, compress_level: int = 1, close: bool = False) -> byt
     return buf.getvalue()
 
 
+__all__ += ["figure_alt", "show_alt_text"]
+
+
+def figure_alt(fig: Figure) -> str:
+    """What a figure shows, in words (its alt text and caption on the course website): its suptitle and each
+    axes' title, "; "-joined; a figure without titles gives its axes' labels ("x against y"); '' if it has none."""
+    def words(text) -> str:
+        return " ".join(str(text).split())
+
+    parts = [words(fig._suptitle.get_text())] if getattr(fig, "_suptitle", None) is not None else []
+    for ax in fig.axes:
+        for loc in ("center", "left", "right"):
+            title = words(ax.get_title(loc))
+            if title and title not in parts:
+                parts.append(title)
+    parts = [p for p in parts if p]
+    if not parts:
+        parts = [t("plots.alt_axes", y=words(ax.get_ylabel()), x=words(ax.get_xlabel())) if ax.get_xlabel()
+                 and ax.get_ylabel() else words(ax.get_ylabel() or ax.get_xlabel()) for ax in fig.axes]
+        parts = [p for p in dict.fromkeys(parts) if p]
+    return "; ".join(parts)
+
+
+def show_alt_text(shell=None) -> bool:
+    """Make each figure IPython displays carry `figure_alt(fig)` in its output's metadata, {"image/png": {"alt":
+    ...}}, where the course website reads its alt text and caption (JupyterLab shows the figure as before).
+
+    Wraps the PNG formatter of the running shell (or `shell`); False outside IPython or without one. Idempotent.
+    """
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    formatter = getattr(getattr(shell, "display_formatter", None), "formatters", {}).get("image/png")
+    if formatter is None:
+        return False
+    try:
+        base = formatter.lookup_by_type(Figure)
+    except KeyError:
+        return False
+    if getattr(base, "course_alt", False):
+        return True
+
+    def png_with_alt(fig):
+        data = base(fig)
+        alt = figure_alt(fig) if data is not None else ""
+        if not alt:
+            return data
+        data, meta = data if isinstance(data, tuple) else (data, {})
+        return data, {**meta, "alt": alt}
+
+    png_with_alt.course_alt = True
+    formatter.for_type(Figure, png_with_alt)
+    return True
+
+
 def draw_decoding_step(source: Sequence[str], output: Sequence[str], weights, step: int, ax=None,
                        title: str | None = None):
     """One greedy decoding step: the weights over the source words (bars, fixed 0-1 axis), the output so far

@@ -106,13 +106,35 @@ def parse_readout(html: str) -> list[float]:
 
 
 # ----------------------------------------------------------------------------------------------- widget
+# the output metadata key under which an explorer stores every state it can show (`site_states`): the course
+# website draws them without a kernel (site_src/_static/course_explorers.js); JupyterLab shows the widget, and
+# strict nbval never compares output metadata
+SITE_STATES = "course/explorer-states"
+
+
+def _weights_for_site(w) -> str:
+    """Weights as per-mille integers (0..1000, the precision the website draws them at), "," between columns and
+    ";" between rows: one JSON string, so the notebook (indented JSON) stores each state on one line."""
+    ints = np.rint(np.atleast_2d(np.asarray(to_numpy(w), dtype=float)) * 1000).astype(int)
+    return ";".join(",".join(map(str, row)) for row in ints)
+
+
+def site_weights(text: str | None) -> np.ndarray | None:
+    """The weights a stored state holds (`_weights_for_site`'s string), as floats (n_rows, n_columns)."""
+    if text is None:
+        return None
+    return np.array([[int(x) for x in row.split(",")] for row in text.split(";")], dtype=float) / 1000
+
+
 class _ShowsWidget:
-    """Displays as its `self.widget` in a notebook, with its `repr` as the plain-text fallback (a static reader)."""
+    """Displays as its `self.widget` in a notebook, with its `repr` as the plain-text fallback (a static reader)
+    and, for an explorer with `site_states()`, every state it can show in the output's metadata (SITE_STATES)."""
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = repr(self)
-        return bundle
+        states = self.site_states() if hasattr(self, "site_states") else None
+        return (bundle, {SITE_STATES: states}) if states is not None else bundle
 
 
 class QKExplorer(_ShowsWidget):
@@ -347,12 +369,34 @@ class TranslationExplorer(_ShowsWidget):
     def show(self, sentence) -> Shown:
         """Translate `sentence`, show the result and its attention map; returns the Shown."""
         shown = translate_and_show(self.model, sentence)
-        colour = "#1a7f37" if shown.ok else "#b35900"
-        self.info.value = f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+        self.info.value = self.info_html(shown)
         self.image.value = (figure_png(shown.figure, compress_level=6, close=True) if shown.figure is not None
                             else b"")
         self.last = shown
         return shown
+
+    @staticmethod
+    def info_html(shown: Shown) -> str:
+        """The result line the explorer shows for one Shown (green when translated, orange when not)."""
+        colour = "#1a7f37" if shown.ok else "#b35900"
+        return f"<p style='color:{colour}; font-family:monospace'>{html.escape(shown.message)}</p>"
+
+    def site_states(self) -> dict:
+        """Every test sentence's result, for the website: {"view": "heatmap", "dims": [the sentence dropdown],
+        "states": {"i": {"weights" (per mille, n_out x n_src), "keys", "queries", "title", "readout"}}}."""
+        states = {}
+        for i, sentence in enumerate(self.sentences):
+            shown = translate_and_show(self.model, sentence, plot=False)
+            ok = shown.weights is not None and bool(shown.translation)
+            states[str(i)] = {"weights": _weights_for_site(shown.weights[:, : len(shown.source)]) if ok else None,
+                              "keys": shown.source, "queries": shown.translation or [],
+                              "title": i18n.t("plots.translating_title", n=len(shown.source)),
+                              "readout": self.info_html(shown)}
+        return {"view": "heatmap", "states": states, "xlabel": i18n.t("plots.source_words"),
+                "ylabel": i18n.t("plots.translation_rows"),
+                "dims": [{"name": "sentence", "label": i18n.t("widgets.test_sentence"), "control": "select",
+                          "options": list(self.sentences), "value": max(0, self.sentences.index(self.pick.value))
+                          if self.pick.value in self.sentences else 0}]}
 
     def __repr__(self) -> str:
         showing = self.last.message if self.last is not None else i18n.t("widgets.type_a_sentence")
@@ -432,12 +476,28 @@ class DecodingStepViewer(_ShowsWidget):
                 artist.set_animated(True)
             self.fig._blit_view = SimpleNamespace(blit=True, background=None, dynamic=dynamic)
         self.image.value = figure_png(self.fig)
+        self.readout.value = self.readout_html(t)
+
+    def readout_html(self, t: int) -> str:
+        """The readout of step t (from 0): HTML with data-step (from 1) and data-word."""
         so_far = html.escape(" ".join(self.output[: t + 1]))
         top = self.source[int(torch.as_tensor(self.weights[t]).argmax())]
         word = html.escape(self.output[t])
-        self.readout.value = (f'<div class="decoding-state" data-step="{t + 1}" data-word="{word}">'
-                              + i18n.t("widgets.step_readout", step=t + 1, n=len(self.output), so_far=so_far,
-                                       top=html.escape(top)) + "</div>")
+        return (f'<div class="decoding-state" data-step="{t + 1}" data-word="{word}">'
+                + i18n.t("widgets.step_readout", step=t + 1, n=len(self.output), so_far=so_far, top=html.escape(top))
+                + "</div>")
+
+    def site_states(self) -> dict:
+        """Every step, for the website: {"view": "bars", "dims": [the step slider], "states": {"t": {"weights" (per
+        mille, one per source word), "keys" (the source words), "title", "so_far", "readout"}}}."""
+        n = len(self.output)
+        states = {str(t): {"weights": _weights_for_site(self.weights[t][: len(self.source)]), "keys": self.source,
+                           "title": i18n.t("plots.step_title", step=t + 1, n=n, word=self.output[t]),
+                           "so_far": " ".join(self.output[: t + 1]), "readout": self.readout_html(t)}
+                  for t in range(n)}
+        return {"view": "bars", "states": states, "ylabel": i18n.t("plots.attention_title"),
+                "dims": [{"name": "step", "label": i18n.t("widgets.step"), "control": "range",
+                          "options": [str(t + 1) for t in range(n)], "value": self.slider.value - 1}]}
 
     def __repr__(self) -> str:
         t = self.slider.value - 1
@@ -565,6 +625,36 @@ class HeadExplorer(_ShowsWidget):
                                                self.head.value - 1, self.sentence.value, self.n_layers,
                                                self.n_heads)
 
+    def site_states(self) -> dict:
+        """Every (sentence, kind, layer, head) the controls can pick, for the website: {"view": "heatmap", "dims":
+        [sentence, kind, layer, head], "states": {"s,k,l,h": {"weights" (per mille), "keys", "queries", "title",
+        "readout"}}} (indices from 0, in the order of each control's options)."""
+        from helpers.plotting import HEAD_KINDS, head_map
+
+        kinds = list(HEAD_KINDS)
+        states = {}
+        for s_, (src, tgt) in enumerate(self.pairs):
+            maps = self.maps(s_)
+            for k, kind in enumerate(kinds):
+                for layer in range(self.n_layers):
+                    for head in range(self.n_heads):
+                        w, keys, queries = head_map(maps, src, tgt, kind, layer, head)
+                        states[f"{s_},{k},{layer},{head}"] = {
+                            "weights": _weights_for_site(w), "keys": list(keys), "queries": list(queries),
+                            "title": i18n.t("plots.head_title", kind=HEAD_KINDS[kind], layer=layer + 1,
+                                            n_layers=self.n_layers, head=head + 1, n_heads=self.n_heads),
+                            "readout": head_readout_html(w, keys, queries, kind, layer, head, s_, self.n_layers,
+                                                         self.n_heads)}
+        return {"view": "heatmap", "states": states,
+                "dims": [{"name": "sentence", "label": i18n.t("widgets.head_sentence"), "control": "select",
+                          "options": [label for label, _ in self.sentence.options], "value": self.sentence.value},
+                         {"name": "kind", "label": i18n.t("widgets.head_attention"), "control": "select",
+                          "options": [HEAD_KINDS[k] for k in kinds], "value": kinds.index(self.kind.value)},
+                         {"name": "layer", "label": i18n.t("widgets.head_layer"), "control": "range",
+                          "options": [str(i + 1) for i in range(self.n_layers)], "value": self.layer.value - 1},
+                         {"name": "head", "label": i18n.t("widgets.head_head"), "control": "range",
+                          "options": [str(i + 1) for i in range(self.n_heads)], "value": self.head.value - 1}]}
+
     def __repr__(self) -> str:
         from helpers.plotting import HEAD_KINDS
 
@@ -576,4 +666,4 @@ class HeadExplorer(_ShowsWidget):
                                         sentence=self.sentence.value + 1, n=len(self.pairs)) + ")"
 
 
-__all__ += ["head_readout_html", "HeadExplorer"]
+__all__ += ["head_readout_html", "HeadExplorer", "SITE_STATES", "site_weights"]

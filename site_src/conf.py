@@ -16,6 +16,8 @@ templates_path = ["_templates"]
 # the committed outputs are the page: nothing is executed
 nb_execution_mode = "off"
 nb_merge_streams = True
+# Markdown(f"...") outputs are read as the Markdown cells are (MyST: $...$ math typeset), as JupyterLab shows them
+nb_render_markdown_format = "myst"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
 suppress_warnings = ["myst.header"]  # chapters' headings skip levels on purpose (### under ##-less cells)
@@ -29,10 +31,10 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
-html_sidebars = {"**": ["navbar-logo.html", "course-language.html", "search-button-field.html",
-                        "sbt-sidebar-nav.html"]}
+html_sidebars = {"**": ["course-sidebar-top.html", "sbt-sidebar-nav.html"]}
 html_css_files = ["course.css"]
-html_js_files = [("qk_explorer.js", {"defer": "defer"})]
+html_js_files = [("qk_explorer.js", {"defer": "defer"}), ("course_language.js", {"defer": "defer"}),
+                 ("course_explorers.js", {"defer": "defer"})]
 html_copy_source = True
 html_show_sourcelink = False
 html_last_updated_fmt = None

@@ -97,7 +97,7 @@ DISTRIBUTION = {"PIL": "pillow", "yaml": "pyyaml", "otter": "otter-grader", "IPy
                 "sklearn": "scikit-learn", "playwright": "playwright", "fontTools": "fonttools",
                 "sphinx": "sphinx", "mathjax": "django-static-mathjax", "importlinter": "import-linter"}
 # the website's build (helpers/devtools/site.py, make site) may import what requirements-site.txt pins
-SITE_MODULES = ("helpers/devtools/site.py", "tests/test_site.py")
+SITE_MODULES = ("helpers/devtools/site.py", "tests/test_site.py", "tests/test_site_pages.py")
 SCANNED = ("helpers", "tests", "benchmarks", "assignments")
 
 

@@ -400,7 +400,15 @@ def test_the_companion_link_check_catches_a_link_to_the_english_glossary():
     assert english_companion_links("见[对齐](../companion/zh/glossary.md)") == []
 
 
-@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+# Issue 35 added notebooks/companion/zh/references.md; these chapters' PO files still link the English one (the
+# lead edits them: "../companion/references.md" -> "../companion/zh/references.md"; the website already links the
+# Chinese page). Strict: a fixed chapter fails here until its number is removed.
+REFERENCES_LINK_PENDING = {"00", "02", "03", "04", "05"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(
+    strict=True, reason="its PO file links ../companion/references.md (issue 35: the lead edits it)"))
+    if p.name[:2] in REFERENCES_LINK_PENDING else p for p in CHAPTERS], ids=IDS)
 def test_the_zh_edition_links_the_chinese_companion(path):
     nb = nbformat.read(zh.ZH_DIR / path.name, as_version=4)
     found = [t for cell in nb.cells if cell.cell_type == "markdown" for t in english_companion_links(cell.source)]

@@ -168,7 +168,10 @@ def test_explorer_updates_its_widgets_kernel_side():
     box = translation_explorer(m, ["the dog sleeps", "a cat runs"])
     pick, typed, info, image = box.children
     assert "the dog sleeps" in info.value
-    fallback = box._repr_mimebundle_()["text/plain"]
+    bundle, metadata = box._repr_mimebundle_()     # the output's metadata stores every state (the website's)
+    fallback = bundle["text/plain"]
+    states = metadata["course/explorer-states"]["states"]
+    assert sorted(states) == ["0", "1"] and states["0"]["keys"] == ["the", "dog", "sleeps"]
     assert fallback.startswith("TranslationExplorer(2 test sentences; showing: the dog sleeps  ->")
     assert "children=" not in fallback, "a static reader sees what the explorer shows, not a VBox repr"
     pick.value = "a cat runs"

@@ -75,16 +75,16 @@
     let picked = 0;
 
     const controls = html("div", { class: "qk-controls" }, root);
-    html("h4", {}, controls, L.query);
+    html("p", { class: "qk-h" }, controls, L.query);
     const qx = slider(controls, "Q x", "qk-q-x", -lim, lim, cfg.step, cfg.query[0], 1);
     const qy = slider(controls, "Q y", "qk-q-y", -lim, lim, cfg.step, cfg.query[1], 1);
-    html("h4", {}, controls, L.keys);
+    html("p", { class: "qk-h" }, controls, L.keys);
     const picker = html("div", { class: "qk-picker", role: "group", "aria-label": L.move_key }, controls);
     html("span", {}, picker, L.move_key + " ");
     const buttons = keys.map((_, i) => html("button", { type: "button", "aria-pressed": i === 0 }, picker, name("K", i)));
     const kx = slider(controls, name("K", 0) + " x", "qk-k-x", -lim, lim, cfg.step, keys[0][0], 1);
     const ky = slider(controls, name("K", 0) + " y", "qk-k-y", -lim, lim, cfg.step, keys[0][1], 1);
-    html("h4", {}, controls, "Softmax");
+    html("p", { class: "qk-h" }, controls, "Softmax");
     const scaleRow = html("label", { class: "qk-scale" }, controls);
     const scale = html("input", { type: "checkbox" }, scaleRow);
     scale.checked = cfg.scale;
