@@ -47,7 +47,7 @@ __all__ = [
     "smallest_over",
     "format_bytes",
     "source_module_verdict",
-    "SourceBahdanauAttention",
+    "SeedBahdanauAttention",
     "decoder_loop_memory",
     "fit_quadratic",
     "measure_attention",
@@ -318,7 +318,7 @@ def format_bytes(n_bytes: float) -> str:
     raise AssertionError("unreachable")
 
 
-class SourceBahdanauAttention(nn.Module):
+class SeedBahdanauAttention(nn.Module):
     """The additive attention module printed in source chapter 003 (its "simple PyTorch implementation"), as is.
 
     Repeat the decoder state along the source, concatenate it with the encoder outputs, Linear(2h -> h), tanh,
@@ -398,7 +398,8 @@ def source_module_verdict(per_pair: dict, at_doc: dict, first_n_over: dict, summ
     text = i18n.t("ch08.source_module", n_fit=n_fit, src_big=per_pair["source", big], big=big,
                   ours_big=per_pair["ours", big], ratio_big=ratio[big], ratio_small=ratio[small], small=small,
                   three_h=3 * big)
-    items = [i18n.t("ch08.source_module_direct_item", module=i18n.t(f"ch08.module_{name}"), h=h, n=n,
+    module_key = {"source": "ch08.module_source", "ours": "ch08.module_ours"}
+    items = [i18n.t("ch08.source_module_direct_item", module=i18n.t(module_key[name]), h=h, n=n,
                     measured=format_bytes(measured), predicted=format_bytes(predicted))
              for (name, h, n), (measured, predicted) in direct.items()]
     text += i18n.t("ch08.source_module_direct", measured=i18n.t("ch08.list_separator").join(items))

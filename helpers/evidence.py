@@ -457,11 +457,11 @@ def _module_memory_units(settings: dict) -> list[dict]:
 def _module_memory_run(settings: dict, unit: dict) -> list[dict]:
     """Training peak and saved bytes of one module trained as a decoder uses it (cost.decoder_loop_memory)."""
     from helpers.attention import AdditiveAttention
-    from helpers.cost import SourceBahdanauAttention, decoder_loop_memory
+    from helpers.cost import SeedBahdanauAttention, decoder_loop_memory
 
     h, n, p = unit["h"], unit["n"], settings["dropout"]
     if unit["module"] == "source":
-        attend = SourceBahdanauAttention(h, dropout=p)                         # as printed in source chapter 003
+        attend = SeedBahdanauAttention(h, dropout=p)                         # as printed in source chapter 003
     else:
         scorer = AdditiveAttention(h, h, h, dropout=p)                         # the course's scorer, one query a call
         attend = lambda state, enc: scorer(state[:, None], enc, enc)           # noqa: E731

@@ -288,7 +288,7 @@ def test_smallest_over_agrees_with_smallest_batch_over_and_refuses_an_unreachabl
 def test_source_bahdanau_attention_is_the_printed_computation():
     """Written out from source chapter 003: v(tanh(W [repeat(s); e])), softmax over the source, dropout, bmm."""
     torch.manual_seed(0)
-    m = cost.SourceBahdanauAttention(8, dropout=0.1).eval()
+    m = cost.SeedBahdanauAttention(8, dropout=0.1).eval()
     s, e = torch.randn(3, 8), torch.randn(3, 5, 8)
     context, weights = m(s, e)
     combined = torch.cat([s[:, None].expand(3, 5, 8), e], dim=2)                      # (3, 5, 16)
@@ -307,7 +307,7 @@ def test_decoder_loop_memory_sees_what_each_module_keeps_per_pair():
     course's scorer h."""
     h, n = 16, 24
     torch.manual_seed(0)
-    source_module, ours = cost.SourceBahdanauAttention(h), AdditiveAttention(h, h, h, dropout=0.1)
+    source_module, ours = cost.SeedBahdanauAttention(h), AdditiveAttention(h, h, h, dropout=0.1)
     source_run = cost.decoder_loop_memory(source_module, n, n, h, saved=True)
     ours_run = cost.decoder_loop_memory(lambda s, e: ours(s[:, None], e, e), n, n, h, saved=True)
     assert set(source_run) == {"peak", "saved"} and set(cost.decoder_loop_memory(source_module, 2, 3, h)) == {"peak"}
