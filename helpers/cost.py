@@ -46,7 +46,7 @@ __all__ = [
     "additive_attention_bytes",
     "smallest_over",
     "format_bytes",
-    "seed_module_verdict",
+    "source_module_verdict",
     "SeedBahdanauAttention",
     "decoder_loop_memory",
     "fit_quadratic",
@@ -319,7 +319,7 @@ def format_bytes(n_bytes: float) -> str:
 
 
 class SeedBahdanauAttention(nn.Module):
-    """The additive attention module printed in seed 003 (the practitioner's "simple PyTorch implementation"), as is.
+    """The additive attention module printed in source chapter 003 (its "simple PyTorch implementation"), as is.
 
     Repeat the decoder state along the source, concatenate it with the encoder outputs, Linear(2h -> h), tanh,
     v (h -> 1), softmax, dropout on the weights, bmm. One decoder step per call:
@@ -379,26 +379,39 @@ def fit_quadratic(ns: Iterable[float], values: Iterable[float]) -> tuple[float, 
     return float(a), float(b), float(c)
 
 
-def seed_module_verdict(per_pair: dict, at_doc: dict, first_n_over: dict, summary_bytes: float, n_doc: int,
-                        n_summary: int, limit_bytes: float, batch: int = 1) -> str:
-    """Markdown: the seed's module against the course's scorer, from {("seed" | "ours", h): value} measurements."""
+def source_module_verdict(per_pair: dict, at_doc: dict, first_n_over: dict, summary_bytes: float, n_doc: int,
+                          n_summary: int, limit_bytes: float, direct: dict, n_fit: int, batch: int = 1) -> str:
+    """Markdown: source chapter 003's module against the course's scorer, measured and extrapolated.
+
+    per_pair, at_doc, first_n_over: {("source" | "ours", h): value}, fitted to measurements at n <= n_fit;
+    direct: {("source" | "ours", h, n): (measured bytes, bytes the fit predicts)}, measured at larger n.
+    """
     sizes = sorted({h for _, h in per_pair}, reverse=True)
-    if {(name, h) for name in ("seed", "ours") for h in sizes} != set(per_pair) or len(sizes) < 2:
-        raise ValueError(f"per_pair needs ('seed', h) and ('ours', h) for at least two sizes h; got {sorted(per_pair)}")
+    if {(name, h) for name in ("source", "ours") for h in sizes} != set(per_pair) or len(sizes) < 2:
+        raise ValueError(f"per_pair needs ('source', h) and ('ours', h) for at least two sizes h; "
+                         f"got {sorted(per_pair)}")
+    if not direct:
+        raise ValueError("direct needs at least one measurement {(module, h, n): (measured, predicted)}")
     big, small = sizes[0], sizes[-1]
-    ratio = {h: per_pair["seed", h] / per_pair["ours", h] for h in sizes}
+    ratio = {h: per_pair["source", h] / per_pair["ours", h] for h in sizes}
     limit = format_bytes(limit_bytes)
-    text = i18n.t("ch08.seed_module", seed_big=per_pair["seed", big], big=big, ours_big=per_pair["ours", big],
-                  ratio_big=ratio[big], ratio_small=ratio[small], small=small, three_h=3 * big, n_doc=n_doc,
-                  seed_doc=format_bytes(at_doc["seed", big]), limit=limit, seed_over=first_n_over["seed", big],
-                  seed_doc_small=format_bytes(at_doc["seed", small]), ours_doc=format_bytes(at_doc["ours", big]),
-                  ours_over=first_n_over["ours", big], n_summary=n_summary, summary=format_bytes(summary_bytes))
-    if at_doc["seed", big] > limit_bytes:
-        text += (i18n.t("ch08.seed_module_over", n_doc=n_doc, batch=batch, big=big)
-                 + i18n.t("ch08.seed_module_ours_under" if at_doc["ours", big] <= limit_bytes
-                          else "ch08.seed_module_ours_over", limit=limit))
+    text = i18n.t("ch08.source_module", n_fit=n_fit, src_big=per_pair["source", big], big=big,
+                  ours_big=per_pair["ours", big], ratio_big=ratio[big], ratio_small=ratio[small], small=small,
+                  three_h=3 * big)
+    module_key = {"source": "ch08.module_source", "ours": "ch08.module_ours"}
+    items = [i18n.t("ch08.source_module_direct_item", module=i18n.t(module_key[name]), h=h, n=n,
+                    measured=format_bytes(measured), predicted=format_bytes(predicted))
+             for (name, h, n), (measured, predicted) in direct.items()]
+    text += i18n.t("ch08.source_module_direct", measured=i18n.t("ch08.list_separator").join(items))
+    text += i18n.t("ch08.source_module_extrapolated", n_doc=n_doc, big=big, src_doc=format_bytes(at_doc["source", big]),
+                   limit=limit, src_over=first_n_over["source", big], ours_doc=format_bytes(at_doc["ours", big]),
+                   ours_over=first_n_over["ours", big], n_summary=n_summary, summary=format_bytes(summary_bytes))
+    if at_doc["source", big] > limit_bytes:
+        text += (i18n.t("ch08.source_module_over", n_doc=n_doc, batch=batch, big=big)
+                 + i18n.t("ch08.source_module_ours_under" if at_doc["ours", big] <= limit_bytes
+                          else "ch08.source_module_ours_over", limit=limit))
     else:
-        text += i18n.t("ch08.seed_module_under", limit=limit, n_doc=n_doc, batch=batch)
+        text += i18n.t("ch08.source_module_under", limit=limit, n_doc=n_doc, batch=batch)
     return text
 
 

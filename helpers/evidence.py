@@ -454,6 +454,40 @@ register(Recipe(
     units=_translator_units, run=_translator_run, timing=("cpu_seconds",)))
 
 
+# ---- chapter 08: source chapter 003's attention module measured directly at n = 3,000 (issue 32)
+def _module_memory_units(settings: dict) -> list[dict]:
+    return [dict(unit) for unit in settings["units"]]
+
+
+def _module_memory_run(settings: dict, unit: dict) -> list[dict]:
+    """Training peak and saved bytes of one module trained as a decoder uses it (cost.decoder_loop_memory)."""
+    from helpers.attention import AdditiveAttention
+    from helpers.cost import SeedBahdanauAttention, decoder_loop_memory
+
+    h, n, p = unit["h"], unit["n"], settings["dropout"]
+    if unit["module"] == "source":
+        attend = SeedBahdanauAttention(h, dropout=p)                         # as printed in source chapter 003
+    else:
+        scorer = AdditiveAttention(h, h, h, dropout=p)                         # the course's scorer, one query a call
+        attend = lambda state, enc: scorer(state[:, None], enc, enc)           # noqa: E731
+    cpu = time.process_time()
+    measured = decoder_loop_memory(attend, n, n, h, saved=True)
+    return [{**measured, "cpu_seconds": round(time.process_time() - cpu, 2)}]
+
+
+register(Recipe(
+    "module_at_3000", "08",
+    "source chapter 003's attention module and the course's additive scorer trained as a decoder uses them: "
+    "peak and saved bytes measured at n_q = n_k = 3,000 (h = 64), at n = 1,500 (h = 256) and at the chapter's n = 128",
+    settings={"dropout": 0.1,
+              # n = 128 is the chapter's largest live size (its check_live unit); h = 256 at n = 3,000 would need
+              # about 26 GiB, more than this 24 GB machine has, so h = 256 is measured at n = 1,500
+              "units": [{"module": "source", "h": 64, "n": 128},
+                        {"module": "source", "h": 64, "n": 3000}, {"module": "ours", "h": 64, "n": 3000},
+                        {"module": "source", "h": 256, "n": 1500}]},
+    units=_module_memory_units, run=_module_memory_run, timing=("cpu_seconds",)))
+
+
 def files_table() -> str:
     """A Markdown table of every recipe's stored file: chapter, units, its CPU seconds, the commit that made it."""
     from helpers.tables import format_table

@@ -916,26 +916,35 @@ ENGLISH: dict[str, str] = {
         "This is one small, overfitting task with sharp alignments and one training budget ({steps} steps), not a "
         "law: a longer or shorter run, or a task with softer alignments (summaries, real language), may behave "
         "differently."),
-    "ch08.seed_module": (
-        "Measured, not argued: trained as a decoder uses it, seed 003's module keeps {seed_big:.0f} float32 numbers "
-        "per (query, key) pair at h = {big} and the course's scorer {ours_big:.0f}, {ratio_big:.1f} times fewer "
-        "({ratio_small:.1f} at h = {small}). The seed's `Linear` keeps its input, the repeated decoder state "
-        "concatenated with the encoder output (2h numbers per pair), and its tanh its output (h more): "
+    "ch08.source_module": (
+        "Fitted to measurements at n ≤ {n_fit}: trained as a decoder uses it, source chapter 003's module keeps "
+        "{src_big:.0f} float32 numbers per (query, key) pair at h = {big} and the course's scorer {ours_big:.0f}, "
+        "{ratio_big:.1f} times fewer ({ratio_small:.1f} at h = {small}). Its `Linear` keeps its input, the repeated "
+        "decoder state concatenated with the encoder output (2h numbers per pair), and its tanh its output (h more): "
         "3h = {three_h} at h = {big}. The course's scorer projects the state and the encoder outputs first and adds "
-        "them, so only the tanh's output (h) grows with n_q × n_k. Extrapolated by the fitted curves, translating a "
-        "{n_doc:,}-word document (n_q = n_k) needs {seed_doc} in training with the seed's module at h = {big} (over "
-        "{limit} from n = {seed_over:,} on) and {seed_doc_small} at h = {small}; the course's scorer needs "
-        "{ours_doc} at h = {big} (over {limit} from n = {ours_over:,} on). A {n_summary}-word summary of the same "
-        "document needs {summary} with the seed's module at h = {big}. "),
-    "ch08.seed_module_over": (
-        "So the practitioner's 24 GB is what their own module costs when it is trained on one {n_doc:,}-word "
-        "document, batch {batch}, at h = {big}, if the decoder writes about as many words as it reads"),
-    "ch08.seed_module_ours_under": (
-        "; the course's scorer stays under {limit} there."),
-    "ch08.seed_module_ours_over": "; the course's scorer passes {limit} too.",
-    "ch08.seed_module_under": (
-        "So at these sizes even the seed's module stays under {limit} for one {n_doc:,}-word document, batch "
-        "{batch}: the practitioner's 24 GB needs a larger batch, hidden size or document."),
+        "them, so only the tanh's output (h) grows with n_q × n_k. "),
+    "ch08.module_source": "source chapter 003's module",
+    "ch08.module_ours": "the course's scorer",
+    "ch08.list_separator": "; ",
+    "ch08.source_module_direct_item": "{module} at h = {h}, n = {n:,}: {measured}, where its fitted curve predicts "
+                                      "{predicted}",
+    "ch08.source_module_direct": "Measured directly, not extrapolated (n_q = n_k = n, training peak): {measured}. ",
+    "ch08.source_module_extrapolated": (
+        "Extrapolated by the fitted curves, not measured: translating a {n_doc:,}-word document (n_q = n_k) at "
+        "h = {big} needs {src_doc} in training with source chapter 003's module (over {limit} from n = {src_over:,} "
+        "on) and {ours_doc} with the course's scorer (over {limit} from n = {ours_over:,} on); a {n_summary}-word "
+        "summary of the same document, extrapolated by a line, needs {summary} with source chapter 003's module at "
+        "h = {big}. "),
+    "ch08.source_module_over": (
+        "So if the practitioner's 24 GB came from this module (source chapter 003 prints it as the version its author "
+        "often uses, but does not say that it was the one that filled the memory), that is what it costs when trained "
+        "on one {n_doc:,}-word document, batch {batch}, at h = {big}, if the decoder writes about as many words as it "
+        "reads"),
+    "ch08.source_module_ours_under": "; the course's scorer stays under {limit} there.",
+    "ch08.source_module_ours_over": "; the course's scorer passes {limit} too.",
+    "ch08.source_module_under": (
+        "So at these sizes even source chapter 003's module stays under {limit} for one {n_doc:,}-word document, "
+        "batch {batch}: the practitioner's 24 GB needs a larger batch, hidden size or document, or another model."),
     # ------------------------------------------------------------------ tables, progress bars, the vocabulary hint
     "tables.bleu": "bleu",
     "tables.exact": "exact",

@@ -54,12 +54,15 @@ def sinusoidal_positions(n: int, d: int, base: float = 10000.0) -> torch.Tensor:
     return pe
 
 
-def _check_sequence(x: torch.Tensor, d: int, max_len: int | None, who: str) -> None:
-    """Raise a ValueError naming the shape received when x is not (B, n, d) with n <= max_len."""
+def _check_sequence(x: torch.Tensor, d: int, max_len: int | None, who: str, start: int = 0) -> None:
+    """Raise a ValueError naming the shape received when x is not (B, n, d) with start + n <= max_len."""
     if x.dim() != 3 or x.shape[-1] != d:
         raise ValueError(f"{who}: input has shape {tuple(x.shape)}; expected (batch, n, {d})")
-    if max_len is not None and x.shape[1] > max_len:
-        raise ValueError(f"{who}: sequence length {x.shape[1]} exceeds max_len={max_len}")
+    if start < 0:
+        raise ValueError(f"{who}: start={start} must be >= 0")
+    if max_len is not None and start + x.shape[1] > max_len:
+        where = f"sequence length {x.shape[1]}" + (f" from position {start}" if start else "")
+        raise ValueError(f"{who}: {where} exceeds max_len={max_len}")
 
 
 class SinusoidalPositions(nn.Module):
@@ -70,10 +73,10 @@ class SinusoidalPositions(nn.Module):
         self.max_len, self.d = max_len, d
         self.register_buffer("table", sinusoidal_positions(max_len, d), persistent=False)  # (max_len, d)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, n, d) -> x + PE[:n]"""
-        _check_sequence(x, self.d, self.max_len, type(self).__name__)
-        return x + self.table[: x.shape[1]]
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """x (B, n, d) holding positions start .. start + n - 1 -> x + PE[start : start + n]"""
+        _check_sequence(x, self.d, self.max_len, type(self).__name__, start)
+        return x + self.table[start : start + x.shape[1]]
 
 
 class LearnedPositions(nn.Module):
@@ -90,10 +93,10 @@ class LearnedPositions(nn.Module):
         """The position vectors  # (max_len, d)"""
         return self.embedding.weight
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, n, d) -> x + P[:n]"""
-        _check_sequence(x, self.d, self.max_len, type(self).__name__)
-        return x + self.embedding.weight[: x.shape[1]]
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """x (B, n, d) holding positions start .. start + n - 1 -> x + P[start : start + n]"""
+        _check_sequence(x, self.d, self.max_len, type(self).__name__, start)
+        return x + self.embedding.weight[start : start + x.shape[1]]
 
 
 POSITIONS = {"sinusoidal": SinusoidalPositions, "learned": LearnedPositions}
@@ -147,23 +150,55 @@ class EncoderLayer(nn.Module):
 class LayerCache:
     """One decoder layer's KV cache, per head: what step() would otherwise recompute at every new word.
 
-    keys, values (B, h, t, d_head): self-attention K, V of the t positions written so far, one row appended per step;
+    The self-attention buffers are allocated once, for `capacity` positions (`DecoderLayer.start_cache`), and each
+    step writes its one row into them in place, so no step copies the rows written before it.
+    key_buffer, value_buffer (B, h, capacity, d_head): self-attention K, V, the first `length` rows written;
     memory_keys, memory_values (B, h, S, d_head): cross-attention K, V of the encoder output, projected once.
+    A cache and the cache its `append` returns share the buffers: decode on from the newest one (appending to an
+    older one overwrites the row after its length). For decoding under torch.no_grad.
     """
 
-    keys: torch.Tensor
-    values: torch.Tensor
+    key_buffer: torch.Tensor
+    value_buffer: torch.Tensor
+    length: int
     memory_keys: torch.Tensor
     memory_values: torch.Tensor
 
+    @property
+    def keys(self) -> torch.Tensor:
+        """Self-attention K of the positions written so far, a view of the buffer  # (B, h, length, d_head)"""
+        return self.key_buffer[:, :, : self.length]
+
+    @property
+    def values(self) -> torch.Tensor:
+        """Self-attention V of the positions written so far, a view of the buffer  # (B, h, length, d_head)"""
+        return self.value_buffer[:, :, : self.length]
+
+    @property
+    def capacity(self) -> int:
+        """How many positions the buffers hold."""
+        return self.key_buffer.shape[2]
+
     def append(self, key: torch.Tensor, value: torch.Tensor) -> "LayerCache":
-        """The cache with one more position: key, value (B, h, 1, d_head) -> keys, values (B, h, t + 1, d_head)."""
-        return LayerCache(torch.cat([self.keys, key], dim=2), torch.cat([self.values, value], dim=2),
-                          self.memory_keys, self.memory_values)
+        """Write one position in place: key, value (B, h, 1, d_head) -> the cache with length + 1 (same buffers)."""
+        expected = (*self.key_buffer.shape[:2], 1, self.key_buffer.shape[3])
+        if tuple(key.shape) != expected or tuple(value.shape) != expected:
+            raise ValueError(f"LayerCache.append takes one position: key {tuple(key.shape)}, value "
+                             f"{tuple(value.shape)}; expected {expected} each")
+        if self.length >= self.capacity:
+            raise ValueError(f"the KV cache is full ({self.capacity} positions): start it with a larger capacity")
+        self.key_buffer[:, :, self.length] = key[:, :, 0]
+        self.value_buffer[:, :, self.length] = value[:, :, 0]
+        return LayerCache(self.key_buffer, self.value_buffer, self.length + 1, self.memory_keys, self.memory_values)
 
     def nbytes(self) -> int:
-        """Bytes of the four tensors the cache holds."""
+        """Bytes of what the cache holds: K, V of the positions written so far and of the encoder output."""
         return sum(t.numel() * t.element_size() for t in (self.keys, self.values, self.memory_keys, self.memory_values))
+
+    def reserved_nbytes(self) -> int:
+        """Bytes its tensors occupy: the buffers for `capacity` positions and the encoder output's K, V."""
+        return sum(t.numel() * t.element_size()
+                   for t in (self.key_buffer, self.value_buffer, self.memory_keys, self.memory_values))
 
 
 class DecoderLayer(nn.Module):
@@ -194,15 +229,18 @@ class DecoderLayer(nn.Module):
         y = y + self.dropout(self.feed_forward(self.norm3(y)))
         return y, self_weights, cross_weights
 
-    def start_cache(self, memory: torch.Tensor) -> LayerCache:
+    def start_cache(self, memory: torch.Tensor, capacity: int) -> LayerCache:
         """An empty KV cache for a batch: the memory's cross-attention K, V projected once per sentence.
 
-        memory (B, S, d) -> LayerCache with memory_keys, memory_values (B, h, S, d_head) and no past position.
+        memory (B, S, d) -> LayerCache with memory_keys, memory_values (B, h, S, d_head), no position written yet,
+        and self-attention buffers (B, h, capacity, d_head) for `capacity` positions.
         """
+        if capacity < 1:
+            raise ValueError(f"a KV cache needs room for at least one position; got capacity={capacity}")
         memory_keys, memory_values = self.cross_attn.keys_values(memory, memory)   # (B, h, S, d_head) each
         B, h, _, d_head = memory_keys.shape
-        empty = memory_keys.new_zeros(B, h, 0, d_head)                              # (B, h, 0, d_head)
-        return LayerCache(empty, empty, memory_keys, memory_values)
+        return LayerCache(memory_keys.new_zeros(B, h, capacity, d_head), memory_keys.new_zeros(B, h, capacity, d_head),
+                          0, memory_keys, memory_values)
 
     def step(self, y: torch.Tensor, cache: LayerCache, memory_mask: torch.Tensor | None = None):
         """The newest position only (greedy decoding): forward's last row, reading the earlier ones from the cache.
@@ -211,7 +249,8 @@ class DecoderLayer(nn.Module):
         K, V appended), cross weights (B, h, 1, S). No mask: the newest word sees every word so far.
         """
         h = self.norm1(y)
-        cache = cache.append(*self.self_attn.keys_values(h, h))          # the newest position's K, V (B, h, 1, d_head)
+        cache = cache.append(*self.self_attn.keys_values(h, h))          # the newest position's K, V (B, h, 1, d_head),
+        #                                                                  written into the cache's buffers in place
         attended, _ = self.self_attn.attend(h, cache.keys, cache.values)  # (B, 1, d), over t + 1 positions
         y = y + self.dropout(attended)
         attended, cross_weights = self.cross_attn.attend(self.norm2(y), cache.memory_keys, cache.memory_values,
@@ -278,11 +317,11 @@ class TransformerTranslator(nn.Module):
         self.config.update(config or {})
 
     # -- pieces
-    def embed(self, ids: torch.Tensor, embedding: nn.Embedding, positions: nn.Module) -> torch.Tensor:
-        """Token ids (B, n) -> dropout(embedding · sqrt(d) + positions)  # (B, n, d)"""
-        if ids.shape[1] > self.max_len:
-            raise ValueError(f"sequence of {ids.shape[1]} tokens is longer than max_len={self.max_len}")
-        return self.dropout(positions(embedding(ids) * math.sqrt(self.d_model)))
+    def embed(self, ids: torch.Tensor, embedding: nn.Embedding, positions: nn.Module, start: int = 0) -> torch.Tensor:
+        """Token ids (B, n) at positions start .. start+n-1 -> dropout(embedding · sqrt(d) + positions)  # (B, n, d)"""
+        if start + ids.shape[1] > self.max_len:
+            raise ValueError(f"sequence of {start + ids.shape[1]} tokens is longer than max_len={self.max_len}")
+        return self.dropout(positions(embedding(ids) * math.sqrt(self.d_model), start))
 
     def encode_with_weights(self, src: torch.Tensor, src_mask: torch.Tensor):
         """src (B, S) ids, src_mask (B, 1, S) -> memory (B, S, d), per-layer self-attention weights (B, h, S, S)."""
@@ -350,17 +389,20 @@ class TransformerTranslator(nn.Module):
         finally:
             self.train(was_training)
 
-    def start_caches(self, memory: torch.Tensor) -> list[LayerCache]:
-        """One empty KV cache per decoder layer for the encoder output memory (B, S, d) (DecoderLayer.start_cache)."""
-        return [layer.start_cache(memory) for layer in self.decoder_layers]
+    def start_caches(self, memory: torch.Tensor, capacity: int | None = None) -> list[LayerCache]:
+        """One empty KV cache per decoder layer for the encoder output memory (B, S, d) (DecoderLayer.start_cache),
+        with room for `capacity` target positions (default: max_len, every position the model can embed)."""
+        return [layer.start_cache(memory, capacity or self.max_len) for layer in self.decoder_layers]
 
     def decode_step(self, tgt_in: torch.Tensor, caches: list[LayerCache], src_mask: torch.Tensor):
         """The newest position of tgt_in only, through every decoder layer with its KV cache.
 
         tgt_in (B, t + 1) ids so far, caches holding t positions each, src_mask (B, 1, S)
         -> logits (B, 1, V), caches holding t + 1 positions, last layer's cross weights (B, h, 1, S).
+        Only the newest id is embedded (at position t); the earlier ones are in the caches.
         """
-        x = self.embed(tgt_in, self.tgt_embedding, self.tgt_positions)[:, -1:]   # newest word + its position (B, 1, d)
+        t = tgt_in.shape[1] - 1
+        x = self.embed(tgt_in[:, -1:], self.tgt_embedding, self.tgt_positions, start=t)   # newest word (B, 1, d)
         caches, cross = list(caches), None
         for i, layer in enumerate(self.decoder_layers):
             x, caches[i], cross = layer.step(x, caches[i], src_mask)
@@ -388,7 +430,7 @@ class TransformerTranslator(nn.Module):
             max_len = min(max_len, self.max_len - 1)
             y = torch.full((B, 1), tv.bos_id, dtype=torch.long)             # (B, 1 + steps so far)
             done = torch.zeros(B, dtype=torch.bool)
-            caches, rows = (self.start_caches(memory) if cache else None), []
+            caches, rows = (self.start_caches(memory, capacity=max_len) if cache else None), []
             weights = memory.new_zeros(B, 0, memory.shape[1])                     # (B, steps, S)
             for _ in range(max_len):
                 if cache:

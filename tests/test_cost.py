@@ -166,26 +166,36 @@ def test_time_attention_takes_the_median_over_sweeps(monkeypatch):
     assert cost.time_attention({"a": None}, [8], d=4, sweeps=3)["a"]["cpu"] == [3.0]
 
 
-def _seed_module_inputs(seed_doc_bytes):
-    per_pair = {("seed", 256): 771.0, ("ours", 256): 260.0, ("seed", 64): 196.5, ("ours", 64): 69.0}
-    at_doc = {("seed", 256): seed_doc_bytes, ("ours", 256): 8.7 * cost.GiB, ("seed", 64): 6.6 * cost.GiB,
+def _source_module_inputs(source_doc_bytes):
+    per_pair = {("source", 256): 771.0, ("ours", 256): 260.0, ("source", 64): 196.5, ("ours", 64): 69.0}
+    at_doc = {("source", 256): source_doc_bytes, ("ours", 256): 8.7 * cost.GiB, ("source", 64): 6.6 * cost.GiB,
               ("ours", 64): 2.3 * cost.GiB}
-    first = {("seed", 256): 2891, ("ours", 256): 4978, ("seed", 64): 5727, ("ours", 64): 9663}
-    return per_pair, at_doc, first, 1.0 * cost.GiB, 3000, 120, 24 * cost.GiB
+    first = {("source", 256): 2891, ("ours", 256): 4978, ("source", 64): 5727, ("ours", 64): 9663}
+    direct = {("source", 64, 3000): (6.54 * cost.GiB, 6.6 * cost.GiB),
+              ("ours", 64, 3000): (2.3 * cost.GiB, 2.3 * cost.GiB)}
+    return per_pair, at_doc, first, 1.0 * cost.GiB, 3000, 120, 24 * cost.GiB, direct, 128
 
 
-def test_seed_module_verdict_renders_the_measurements_and_follows_them():
-    text = cost.seed_module_verdict(*_seed_module_inputs(25.8 * cost.GiB))
-    for part in ("keeps 771 float32 numbers per (query, key) pair at h = 256",
+def test_source_module_verdict_renders_the_measurements_and_follows_them():
+    text = cost.source_module_verdict(*_source_module_inputs(25.8 * cost.GiB))
+    for part in ("Fitted to measurements at n ≤ 128",
+                 "source chapter 003's module keeps 771 float32 numbers per (query, key) pair at h = 256",
                  "the course's scorer 260, 3.0 times fewer", "(2.8 at h = 64)", "3h = 768 at h = 256",
-                 "needs 25.8 GiB in training", "from n = 2,891 on",
-                 "6.6 GiB at h = 64", "A 120-word summary", "1.0 GiB", "So the practitioner's 24 GB is what their own",
+                 "Measured directly, not extrapolated",
+                 "source chapter 003's module at h = 64, n = 3,000: 6.5 GiB, where its fitted curve predicts 6.6 GiB",
+                 "the course's scorer at h = 64, n = 3,000: 2.3 GiB",
+                 "Extrapolated by the fitted curves, not measured", "needs 25.8 GiB in training", "from n = 2,891 on",
+                 "a 120-word summary of the same document, extrapolated by a line", "1.0 GiB",
+                 "So if the practitioner's 24 GB came from this module",
                  "the course's scorer stays under 24.0 GiB there"):
         assert part in text, part
-    under = cost.seed_module_verdict(*_seed_module_inputs(20.0 * cost.GiB))
-    assert "even the seed's module stays under 24.0 GiB" in under and "what their own module costs" not in under
+    assert "seed" not in text                        # the source chapter, never a "seed" (torch.manual_seed's word)
+    under = cost.source_module_verdict(*_source_module_inputs(20.0 * cost.GiB))
+    assert "even source chapter 003's module stays under 24.0 GiB" in under and "came from this module" not in under
     with pytest.raises(ValueError, match="two sizes"):
-        cost.seed_module_verdict({("seed", 256): 1.0, ("ours", 256): 1.0}, {}, {}, 0, 3000, 120, cost.GiB)
+        cost.source_module_verdict({("source", 256): 1.0, ("ours", 256): 1.0}, {}, {}, 0, 3000, 120, cost.GiB, {}, 128)
+    with pytest.raises(ValueError, match="direct"):
+        cost.source_module_verdict(*_source_module_inputs(25.8 * cost.GiB)[:7], {}, 128)
 
 
 def test_measure_attention_returns_one_row_per_size_and_function():
@@ -274,9 +284,9 @@ def test_smallest_over_agrees_with_smallest_batch_over_and_refuses_an_unreachabl
         cost.smallest_over(10, lambda x: 5)
 
 
-# ---------------------------------------------------------------- seed 003's module and the decoder-loop measurement
-def test_seed_bahdanau_attention_is_the_printed_computation():
-    """Written out from seed 003: v(tanh(W [repeat(s); e])), softmax over the source, dropout, bmm."""
+# ---------------------------------------------------------------- source chapter 003's module, the decoder loop
+def test_source_bahdanau_attention_is_the_printed_computation():
+    """Written out from source chapter 003: v(tanh(W [repeat(s); e])), softmax over the source, dropout, bmm."""
     torch.manual_seed(0)
     m = cost.SeedBahdanauAttention(8, dropout=0.1).eval()
     s, e = torch.randn(3, 8), torch.randn(3, 5, 8)
@@ -293,19 +303,20 @@ def test_seed_bahdanau_attention_is_the_printed_computation():
 
 
 def test_decoder_loop_memory_sees_what_each_module_keeps_per_pair():
-    """The seed keeps [repeated state; encoder output] (2h) and tanh's output (h) per pair, the course's scorer h."""
+    """Source chapter 003's module keeps [repeated state; encoder output] (2h) and tanh's output (h) per pair, the
+    course's scorer h."""
     h, n = 16, 24
     torch.manual_seed(0)
-    seed_module, ours = cost.SeedBahdanauAttention(h), AdditiveAttention(h, h, h, dropout=0.1)
-    seed_run = cost.decoder_loop_memory(seed_module, n, n, h, saved=True)
+    source_module, ours = cost.SeedBahdanauAttention(h), AdditiveAttention(h, h, h, dropout=0.1)
+    source_run = cost.decoder_loop_memory(source_module, n, n, h, saved=True)
     ours_run = cost.decoder_loop_memory(lambda s, e: ours(s[:, None], e, e), n, n, h, saved=True)
-    assert set(seed_run) == {"peak", "saved"} and set(cost.decoder_loop_memory(seed_module, 2, 3, h)) == {"peak"}
+    assert set(source_run) == {"peak", "saved"} and set(cost.decoder_loop_memory(source_module, 2, 3, h)) == {"peak"}
     pairs = n * n * 4
-    assert 3 * h <= seed_run["saved"] / pairs < 3 * h + 8
+    assert 3 * h <= source_run["saved"] / pairs < 3 * h + 8
     assert h <= ours_run["saved"] / pairs < h + 8
-    assert seed_run["peak"] >= seed_run["saved"] and ours_run["peak"] >= ours_run["saved"]
+    assert source_run["peak"] >= source_run["saved"] and ours_run["peak"] >= ours_run["saved"]
     with pytest.raises(ValueError, match="positive"):
-        cost.decoder_loop_memory(seed_module, 0, 3, h)
+        cost.decoder_loop_memory(source_module, 0, 3, h)
 
 
 def test_fit_quadratic_is_exact_on_a_quadratic_and_rejects_short_input():

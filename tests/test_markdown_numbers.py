@@ -14,6 +14,7 @@ NOT_COMPUTED = [
     re.compile(r"`[^`]*`"),                                   # code spans: inputs and code, not results
     re.compile(r"\$[^$]*\$"),                                 # maths
     re.compile(r"\]\([^)]*\)"),                               # link targets
+    re.compile(r"\b[Ss]ource chapters? \d{3}(?: and \d{3})?\b"),    # the source chapters' numbers (003)
     re.compile(r"\b[Cc]hapters? \d\d(?:(?:,| and| or|–|-) ?\d\d\b)*"),  # chapter numbers
     re.compile(r"\b\d\d\s?·"),                                # the title "NN · ..."
     re.compile(r"^\|\s?\d\d\s?\|", re.M),                       # the chapter column of a table of contents
@@ -47,8 +48,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         "95": "the level of the intervals (95%), a setting of helpers.experiments.budget_curve",
     },
     "08_cost_of_attention": {
-        "3,000": "the practitioner's seed (003): a 3,000-word paper",
-        "24": "the practitioner's seed (003): a 24 GB card, and the 24 GiB limit taken from it",
+        "3,000": "source chapter 003: a 3,000-word paper",
+        "24": "source chapter 003: a 24 GB card, and the 24 GiB limit taken from it",
         "1.5": "a threshold: the time exponent the assert asks for (set in its code)",
     },
 }

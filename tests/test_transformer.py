@@ -451,3 +451,39 @@ def test_the_experiments_live_in_helpers_experiments_and_chapter_07_imports_them
     assert not hasattr(helpers.transformer, "__getattr__")
     source = (ROOT / "notebooks" / "07_self_attention_and_transformer.ipynb").read_text()
     assert "from helpers.transformer import LearnedPositions, make_transformer, sinusoidal_positions" in source
+
+
+@torch.no_grad()
+def test_decode_step_embeds_only_the_newest_word_and_writes_one_row_in_place():
+    """The cache is what chapter 08 says: each step embeds one id, and no step copies the rows written before it."""
+    m = trained_looking_model()
+    b = padded_batch(m)
+    embedded = []
+    m.tgt_embedding.register_forward_hook(lambda module, inputs, output: embedded.append(tuple(inputs[0].shape)))
+    tokens, _ = m.greedy_decode(b, max_len=7)
+    B = b.src.shape[0]
+    assert embedded and embedded == [(B, 1)] * len(embedded)                      # one id per sentence per step
+    from helpers.transformer import _source_mask
+
+    memory = m.encode(b)
+    caches = m.start_caches(memory, capacity=5)
+    buffers = [(c.key_buffer.data_ptr(), c.value_buffer.data_ptr()) for c in caches]
+    ids = torch.full((B, 1), m.tgt_vocab.bos_id)
+    for t in range(5):
+        logits, caches, _ = m.decode_step(ids, caches, _source_mask(b))
+        assert [c.length for c in caches] == [t + 1] * len(caches)
+        assert [(c.key_buffer.data_ptr(), c.value_buffer.data_ptr()) for c in caches] == buffers   # no new buffer
+        assert all(c.keys.data_ptr() == c.key_buffer.data_ptr() for c in caches)                   # a view of it
+        ids = torch.cat([ids, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
+    assert caches[0].reserved_nbytes() == caches[0].nbytes()                      # full: holds what it reserved
+    with pytest.raises(ValueError, match="full"):
+        m.decode_step(ids, caches, _source_mask(b))
+
+
+def test_positions_start_offset_adds_the_later_rows():
+    for cls in (SinusoidalPositions, LearnedPositions):
+        p = cls(10, 4)
+        x = torch.zeros(2, 3, 4)
+        torch.testing.assert_close(p(x, start=5), p(torch.zeros(2, 8, 4))[:, 5:])
+        with pytest.raises(ValueError, match="from position 8 exceeds max_len=10"):
+            p(x, start=8)
