@@ -246,7 +246,8 @@ ENGLISH: dict[str, str] = {
         "the first number is the variance of q·k (d_k); the question asks for the standard deviation, its square "
         "root."),
     "ch04.variances": (
-        "those are variances; the standard deviation is the square root of the variance."),
+        "{d_k} is the variance of q·k; dividing q·k by √d_k divides its variance by d_k, not by √d_k, and the "
+        "question asks for standard deviations, the square roots of the variances."),
     "ch04.divide_std": (
         "dividing q·k by √d_k divides its standard deviation by √d_k too."),
     "ch04.variance_and_divide": (
@@ -258,6 +259,9 @@ ENGLISH: dict[str, str] = {
     "ch04.divided_by_dk": (
         "the first number is right; the second divides q·k by d_k instead of √d_k: dividing by √d_k divides the "
         "standard deviation by √d_k."),
+    "ch04.variance_by_root": (
+        "the first number is right; the second is √(d_k / √d_k), as if dividing q·k by √d_k divided its variance "
+        "by √d_k: it divides the variance by d_k, so the standard deviation by √d_k."),
     "ch04.longer": "longer",
     "ch04.two_numbers": (
         "`{name}` is {value}; expected a list of two numbers: [std of q·k, std of q·k / √d_k]."),
@@ -272,6 +276,9 @@ ENGLISH: dict[str, str] = {
     "ch04.case_negative": "very negative scores like [-1000, -1001]",
     "ch04.case_rows_apart": (
         "two rows hundreds apart, [[0, 1, 2], [800, 801, 802]]"),
+    "ch04.case_3d": (
+        "a (2, 2, 3) tensor, two batches of two rows hundreds apart, [[[0, 1, 2], [800, 801, 802]], "
+        "[[1600, 1601, 1602], [2400, 2401, 2402]]]"),
     "ch04.case_wide": "a row with a wide spread, [-1000, 0, 1000]",
     "ch04.row_min": (
         "each row's minimum is subtracted: the largest score then becomes exp(2000) = inf, and inf/inf is NaN; "
@@ -286,8 +293,20 @@ ENGLISH: dict[str, str] = {
         "one maximum of the whole tensor is subtracted: the first row becomes exp(-800) = 0 everywhere, and 0/0 is "
         "NaN; subtract each row's own maximum, x.amax(dim=-1, keepdim=True)"),
     "ch04.column_max": (
-        "each column's maximum is subtracted (dim=0); the shift must be the same along a row: each row's maximum, "
-        "dim=-1"),
+        "each column's maximum is subtracted (dim={dim}); the shift must be the same along a row: each row's "
+        "maximum, dim=-1"),
+    "ch04.axis_max": (
+        "the maximum is taken along dim={dim}, across the batch, not along each row; the shift must be the same "
+        "along a row: each row's maximum, dim=-1"),
+    "ch04.wrong_axis": (
+        "the weights sum to 1 along dim={dim}, not along each row: normalise along the last axis, dim=-1 (the "
+        "last axis of a 2-D tensor is dim=1, of a 3-D one dim=2)"),
+    "ch04.whole_sum": (
+        "the weights are divided by one sum over the whole tensor (e.sum()), so only all of them together sum to "
+        "1; divide each row by its own sum, e.sum(dim=-1, keepdim=True)"),
+    "ch04.index_error": (
+        "`{name}` raised IndexError ({detail}): it probably uses an axis that this {ndim}-D tensor does not have, "
+        "such as dim=1 on a single row; normalise along the last axis, dim=-1, which every tensor has"),
     "ch04.no_exp": (
         "the scores are divided by their sum, with no exp: softmax takes exp of each score first"),
     "ch04.not_divided": (

@@ -1,6 +1,7 @@
 """helpers.exercises.core: try counting (a slip or hint first, the answer on a second try or on request), the
 generic checks check_close and check_weights, and the chapter-00 demo of check_weights."""
 import pytest
+import torch
 from _checkers import example, fresh_tries, said  # noqa: F401
 
 import helpers.exercises as ex
@@ -71,3 +72,16 @@ def test_check_weights_still_checks_a_plain_distribution(capsys):
     assert ex.check_weights([0.2, 0.3, 0.5]) is True
     assert "shape (3,); expected shape (2,)" in said(capsys, lambda a: ex.check_weights(a, [0.4, 0.6]),
                                                       [0.2, 0.3, 0.5])
+
+
+def test_call_learner_turns_an_exception_into_a_sentence_unless_it_is_passed_through():
+    def index_slip(x):
+        return x[:, 0]
+
+    ok, sentence = ex.core.call_learner(index_slip, [1.0], name="f")
+    assert ok is False and "raised TypeError" in sentence
+    ok, sentence = ex.core.call_learner(index_slip, torch.ones(3), name="f")
+    assert ok is False and "raised IndexError" in sentence
+    with pytest.raises(IndexError):
+        ex.core.call_learner(index_slip, torch.ones(3), name="f", passthrough=(IndexError,))
+    assert ex.core.call_learner(lambda x: x + 1, 1, passthrough=(IndexError,)) == (True, 2)

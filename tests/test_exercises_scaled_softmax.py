@@ -8,7 +8,9 @@ from helpers.exercises.scaled_softmax import _row_max_softmax as stable
 
 
 @pytest.mark.parametrize("answer, words", [
-    ([256, 1], "variance of q·k"), ([256, 16], "those are variances"), ([16, 16], "divides its standard deviation"),
+    ([256, 1], "variance of q·k"),
+    ([256, 16], "256 is the variance of q·k; dividing q·k by √d_k divides its variance by d_k, not by √d_k"),
+    ([16, 4], "as if dividing q·k by √d_k divided its variance by √d_k"), ([16, 16], "divides its standard deviation"),
     ([1, 1], "its variance grows with d_k"), ([5, 5], "the standard deviation is its square root"),
     ([16, 1, 0], "expected a list of two numbers"), ([1, 16], "in the wrong order"),
     ([16, 1 / 16], "the second divides q·k by d_k instead of √d_k"),
@@ -23,7 +25,7 @@ def test_std_scaling_slips(capsys, answer, words):
 
 @pytest.mark.parametrize("fn, words", [
     (lambda x: torch.exp(x) / torch.exp(x).sum(-1, keepdim=True), "subtract each row's maximum"),
-    (lambda x: stable(x) if x.dim() == 1 else torch.softmax(x, dim=0), "sum to 1 along the last axis"),
+    (lambda x: stable(x) if x.dim() == 1 else torch.softmax(x, dim=0), "the weights sum to 1 along dim=0"),
     (lambda x: stable(2 * x), "differ from softmax"),
     (lambda x: 1 / 0, "raised ZeroDivisionError"),
     (lambda x: None, "returned None (did you forget `return`?)"),
@@ -60,7 +62,15 @@ def _normalised(e):
     (lambda x: x / x.sum(-1, keepdim=True), "with no exp"),
     (lambda x: torch.exp(x - x.amax(-1, keepdim=True)), "not yet divided by their sum"),
     (lambda x: torch.exp(x - x.amax(-1, keepdim=True)) / torch.exp(x - x.amax(-1, keepdim=True)).sum(),
-     "do not sum to 1 along the last axis"),
+     "divided by one sum over the whole tensor (e.sum())"),
+    (lambda x: torch.exp(x - x.max()) / torch.exp(x - x.max()).sum(), "one sum over the whole tensor"),
+    (lambda x: torch.softmax(x, dim=0), "the weights sum to 1 along dim=0, not along each row"),
+    (lambda x: torch.softmax(x, dim=1), "raised IndexError (Dimension out of range"),
+    (lambda x: stable(x) + 0 * x[:, :1], "uses an axis that this 1-D tensor does not have"),
+    (lambda x: _normalised(torch.exp(x - x.amax(1 if x.dim() > 1 else 0, keepdim=True))),
+     "each column's maximum is subtracted (dim=1)"),
+    (lambda x: _normalised(torch.exp(x - x.amax(0 if x.dim() == 3 else -1, keepdim=True))),
+     "the maximum is taken along dim=0, across the batch"),
     (lambda x: _normalised(torch.exp(x - x.amin(-1, keepdim=True))), "each row's minimum is subtracted"),
     (lambda x: _normalised(torch.exp(x.double() - x.double().amin(-1, keepdim=True))), "each row's minimum"),
     (lambda x: _normalised(torch.exp(x - x.mean(-1, keepdim=True))), "each row's mean is subtracted"),
@@ -78,7 +88,47 @@ def test_a_global_maximum_is_caught_only_by_rows_hundreds_apart():
     misses = [label for label, scores in _cases()
               if not torch.allclose(_global_max_softmax(scores.double()), torch.softmax(scores.double(), -1),
                                     equal_nan=False)]
-    assert len(misses) == 1 and "800" in misses[0]      # every other case passes a global maximum
+    assert len(misses) == 2 and all("hundreds apart" in m for m in misses)   # every other case passes it
+    assert "two rows" in misses[0]                      # the 2-D case comes first, so its message names it
+
+
+def _last_axis_only_in_2d(x):
+    """The slip of the reader's report: dim = 1 if x.dim() > 1 else 0, right in 1-D and 2-D, wrong in 3-D."""
+    dim = 1 if x.dim() > 1 else 0
+    e = torch.exp(x - x.amax(dim, keepdim=True))
+    return e / e.sum(dim, keepdim=True)
+
+
+def test_a_softmax_over_dim_1_is_rejected_by_the_3d_case_with_a_hint_then_the_answer(capsys):
+    from helpers.exercises.scaled_softmax import _cases
+
+    passes = [label for label, scores in _cases()
+              if torch.allclose(_last_axis_only_in_2d(scores), torch.softmax(scores, -1), atol=1e-5)]
+    assert len(passes) == len(_cases()) - 1               # only the (2, 2, 3) case tells dim=1 from dim=-1
+    first = said(capsys, ex.check_stable_softmax, _last_axis_only_in_2d)
+    assert "(2, 2, 3)" in first and "along dim=1" in first and "normalise along the last axis, dim=-1" in first
+    assert "Expected" not in first
+    assert "Expected" in said(capsys, ex.check_stable_softmax, _last_axis_only_in_2d)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda x: torch.exp(x - x.amax(-1, keepdim=True)) / torch.exp(x - x.amax(-1, keepdim=True)).sum(),
+     "one sum over the whole tensor"),
+    (lambda x: torch.softmax(x, dim=0), "along dim=0"),
+    (lambda x: torch.softmax(x, dim=1), "normalise along the last axis, dim=-1"),
+])
+def test_the_minor_slips_get_a_hint_first_and_the_answer_on_the_second_try(capsys, fn, words):
+    first = said(capsys, ex.check_stable_softmax, fn)
+    assert words in first and "Expected" not in first and "Traceback" not in first
+    second = said(capsys, ex.check_stable_softmax, fn)
+    assert words in second and "Expected" in second
+
+
+def test_std_slip_of_dividing_the_variance_by_root_dk_is_named_then_followed(capsys):
+    first = said(capsys, ex.check_std_scaling, [256, 16])
+    assert "divides its variance by d_k, not by √d_k" in first and "Expected" not in first
+    assert "Expected" in said(capsys, ex.check_std_scaling, [16, 4])   # following the old hint: still wrong, named
+    assert ex.check_std_scaling([16, 1]) is True
 
 
 @pytest.mark.parametrize("shift", ["amin", "mean"])

@@ -66,6 +66,7 @@ def test_the_scanner_sees_typed_numbers_and_lets_context_through():
     assert numbers_in("BLEU 98.9 on long sentences") == ["98.9"]
     assert numbers_in("chapter 04 and 2015 and `scale=0.5` and $\\sqrt{2}$ (03)") == []
     assert numbers_in("## 3. Weights\n1. first step") == []
+    assert numbers_in("Source chapter 003 reports it") == [] and numbers_in("a chapter 003 of 4 runs") == ["3", "4"]
 
 
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)

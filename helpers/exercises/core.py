@@ -161,10 +161,13 @@ def returned(result) -> str:
     return describe(result)
 
 
-def call_learner(fn, *args, name: str = "your function"):
-    """Call a learner's function: (True, result) or (False, a sentence saying it raised what)."""
+def call_learner(fn, *args, name: str = "your function", passthrough: tuple[type[Exception], ...] = ()):
+    """Call a learner's function: (True, result) or (False, a sentence saying it raised what); the exception
+    types in `passthrough` propagate, for a checker that names what they mean (IndexError: an axis that is missing)."""
     try:
         return True, fn(*args)
+    except passthrough:
+        raise
     except Exception as e:
         return False, t("core.raised", name=name, error=type(e).__name__, detail=e)
 

@@ -53,9 +53,10 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
                       show_answer: bool = False) -> bool:
     """[std of q·k, std of q·k / √d_k] for random unit-variance vectors of size d_k: [√d_k, 1]."""
     r = math.sqrt(d_k)
-    slips = [([d_k, 1.0], t("ch04.variance_first")), ([d_k, r], t("ch04.variances")), ([r, r], t("ch04.divide_std")),
-             ([d_k, d_k], t("ch04.variance_and_divide")), ([1.0, 1 / r], t("ch04.grows")),
-             ([1.0, 1.0], t("ch04.grows")), ([1.0, r], t("ch04.swapped_order")), ([r, 1 / r], t("ch04.divided_by_dk"))]
+    slips = [([d_k, 1.0], t("ch04.variance_first")), ([d_k, r], t("ch04.variances", d_k=d_k)),
+             ([r, r], t("ch04.divide_std")), ([d_k, d_k], t("ch04.variance_and_divide")),
+             ([1.0, 1 / r], t("ch04.grows")), ([1.0, 1.0], t("ch04.grows")), ([1.0, r], t("ch04.swapped_order")),
+             ([r, 1 / r], t("ch04.divided_by_dk")), ([r, math.sqrt(r)], t("ch04.variance_by_root"))]
     if not_answered(answer, name):
         return False
     got = as_array(answer, name)
@@ -71,12 +72,15 @@ def check_std_scaling(answer, d_k: int = 256, name: str = "my_stds", exercise: s
 
 def _cases():
     """(label, scores) pairs a softmax must handle; rows hundreds apart catch one global maximum (a row of
-    exp(-800) = 0), and a row with a wide spread catches a row's minimum or mean shifted out (exp(1000) = inf)."""
+    exp(-800) = 0), a (2, 2, 3) tensor catches an axis that is the last one only in 1-D and 2-D (dim=1), and a
+    row with a wide spread catches a row's minimum or mean shifted out (exp(1000) = inf)."""
     return [(t("ch04.case_small"), torch.tensor([2.0, -1.0, 0.5, 3.0])),
             (t("ch04.case_batch"), torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])),
             (t("ch04.case_large"), torch.tensor([1000.0, 999.0, 998.0])),
             (t("ch04.case_negative"), torch.tensor([-1000.0, -1001.0])),
             (t("ch04.case_rows_apart"), torch.tensor([[0.0, 1.0, 2.0], [800.0, 801.0, 802.0]])),
+            (t("ch04.case_3d"), torch.tensor([[[0.0, 1.0, 2.0], [800.0, 801.0, 802.0]],
+                                              [[1600.0, 1601.0, 1602.0], [2400.0, 2401.0, 2402.0]]])),
             (t("ch04.case_wide"), torch.tensor([-1000.0, 0.0, 1000.0]))]
 
 
@@ -95,9 +99,14 @@ def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
                             (s.mean(-1, keepdim=True), t("ch04.row_mean"))):
         e = torch.exp(s - shift)
         slips.append((e / e.sum(-1, keepdim=True), sentence))
-    if s.dim() == 2:
-        e = torch.exp(s - s.amax(0, keepdim=True))
-        slips.append((e / e.sum(-1, keepdim=True), t("ch04.column_max")))
+    if s.dim() >= 2:
+        for e in (torch.exp(s - s.amax(-1, keepdim=True)), torch.exp(s - s.max())):   # one sum for the whole tensor
+            slips.append((e / e.sum(), t("ch04.whole_sum")))
+    for axis in range(s.dim() - 1):                                     # every axis but the last
+        slips.append((torch.softmax(s, dim=axis), t("ch04.wrong_axis", dim=axis)))
+        e = torch.exp(s - s.amax(axis, keepdim=True))
+        key = "ch04.column_max" if axis == s.dim() - 2 else "ch04.axis_max"
+        slips.append((e / e.sum(-1, keepdim=True), t(key, dim=axis)))
     return slips
 
 
@@ -105,7 +114,8 @@ def _softmax_slips(scores: torch.Tensor) -> list[tuple[torch.Tensor, str]]:
 def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", show_answer: bool = False) -> bool:
     """Check a learner's softmax fn(scores (..., n)) -> weights (..., n): a distribution, exact, overflow-safe,
     with each row's own maximum shifted out (rows hundreds apart catch one global maximum, a wide row a row's
-    minimum or mean)."""
+    minimum or mean) and normalised along the last axis (a (2, 2, 3) tensor catches dim=1; an IndexError, such
+    as dim=1 on one row, is named as a missing axis)."""
     if not_answered(fn, name):
         return False
     if not callable(fn) or isinstance(fn, torch.Tensor):
@@ -116,7 +126,11 @@ def check_stable_softmax(fn, name: str = "my_softmax", exercise: str = "04.2", s
         return wrong(exercise, message, answer, show_answer)
 
     for label, scores in _cases():
-        ok, out = call_learner(fn, scores.clone(), name=name)
+        try:
+            ok, out = call_learner(fn, scores.clone(), name=name, passthrough=(IndexError,))
+        except IndexError as e:                                  # dim=1 on one row, x[:, 0] ...: a missing axis
+            return no(t("ch04.on_case", label=label, problem=t("ch04.index_error", name=name, detail=e,
+                                                               ndim=scores.dim())))
         if not ok and scores.dim() == 2 and "must match the size" in out:   # a row's max or sum lost its axis
             return no(t("ch04.on_case", label=label, problem=t("ch04.keepdim", name=name)))
         if not ok:
