@@ -321,12 +321,12 @@ def test_head_explorer_labels_options_and_readout(transformer, tmp_path):
     en, zh = in_both(explore)
     assert en[0] == ["encoder self-attention", "decoder self-attention", "cross-attention (decoder → encoder)"]
     assert en[1:5] == ["attention", "layer", "head", "sentence"]
-    assert re.fullmatch(r"cross-attention \(decoder → encoder\) · layer 1 of 1 · head 1 of 2 · sentence 0: "
+    assert re.fullmatch(r"cross-attention \(decoder → encoder\) · layer 1 of 1 · head 1 of 2 · sentence 1: "
                         r"strongest link \S+ → \S+ \(\d\.\d{4}\)", en[5]), en[5]
-    assert en[6] == "HeadExplorer(decoder_cross, layer 1 of 1, head 1 of 2, sentence 0 of 1)"
+    assert en[6] == "HeadExplorer(decoder_cross, layer 1 of 1, head 1 of 2, sentence 1 of 1)"
     assert zh[0] == ["编码器自注意力", "解码器自注意力", "交叉注意力（解码器 → 编码器）"]
     assert zh[1:5] == ["注意力", "层", "头", "句子"]
-    assert zh[5].startswith("交叉注意力（解码器 → 编码器） · 第 1 层（共 1 层）· 第 1 个头（共 2 个）· 句子 0：")
+    assert zh[5].startswith("交叉注意力（解码器 → 编码器） · 第 1 层（共 1 层）· 第 1 个头（共 2 个）· 句子 1：")
     assert_chinese(en, zh)
     assert list(HEAD_KINDS) == ["encoder", "decoder_self", "decoder_cross"]
     assert (tmp_path / "heads.png").stat().st_size > 1000
