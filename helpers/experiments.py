@@ -790,8 +790,9 @@ def _seed_note(c: dict) -> str:
     other = i18n.t("ch07.flip_undecided" if all(c["without_one"][s] == VERDICTS[2] for s in c["fragile"])
                    else "ch07.flip_reversed")
     seeds = i18n.t("ch07.comma").join(map(str, c["fragile"]))
-    return i18n.t("ch07.hangs_on_one_seed" if len(c["fragile"]) == 1 else "ch07.hangs_on_seeds", seeds=seeds,
-                  other=other)
+    signs = {d > 0 for d in c["diffs"] if d != 0}
+    return (i18n.t("ch07.hangs_on_one_seed" if len(c["fragile"]) == 1 else "ch07.hangs_on_seeds", seeds=seeds,
+                   other=other) + i18n.t("ch07.same_sign" if len(signs) == 1 else "ch07.mixed_sign"))
 
 
 def translators_verdict(comparisons: Sequence[dict], floor: float, gain: float) -> str:
@@ -854,7 +855,11 @@ def positions_verdict(by_budget: Sequence[dict]) -> str:
     if behind_seen:
         summary.append(i18n.t("ch07.summary_behind_seen", steps=behind_seen, seen_set=by_budget[0]["seen"]["set"]))
     if level_seen:
-        summary.append(i18n.t("ch07.summary_level_seen", steps=level_seen, seen_set=by_budget[0]["seen"]["set"]))
+        behind = [b["steps"] for b in by_budget if b["seen"]["verdict"] == "a better"]
+        level = [b["steps"] for b in by_budget if b["seen"]["verdict"] == "no difference detectable"]
+        closes = bool(behind) and max(behind) < min(level)          # behind at the small budgets, level after them
+        summary.append(i18n.t("ch07.summary_seen_closes" if closes else "ch07.summary_level_seen", steps=level_seen,
+                              seen_set=by_budget[0]["seen"]["set"]))
     if grows:
         summary.append(i18n.t("ch07.summary_grows", steps=grows, unseen_set=by_budget[0]["unseen"]["set"]))
     if undecided:

@@ -335,11 +335,12 @@ ENGLISH: dict[str, str] = {
         "- **Budget {k}** ({steps_a} against {steps_b} steps): {verdict} (mean difference {diff:+.1f} BLEU, "
         "{level:.0%} interval {low:+.2f} to {high:+.2f})"),
     "ch07.holds_without_any_seed": "; it stays so with any one seed left out",
-    "ch07.hangs_on_one_seed": "; but with seed {seeds} left out it would be {other}: that one seed decides it",
-    "ch07.hangs_on_seeds": (
-        "; but with any one of seeds {seeds} left out it would be {other}: a single seed decides it"),
-    "ch07.flip_undecided": "undecided",
-    "ch07.flip_reversed": "reversed",
+    "ch07.hangs_on_one_seed": "; but without seed {seeds} the other seeds would {other}",
+    "ch07.hangs_on_seeds": "; but without any one of seeds {seeds} the other seeds would {other}",
+    "ch07.flip_undecided": "leave it undecided",
+    "ch07.flip_reversed": "reverse it",
+    "ch07.same_sign": " (every seed's difference has the same sign)",
+    "ch07.mixed_sign": " (the seeds' differences have both signs)",
     "ch07.below_floor": (
         "; the RNN with attention has not learned long sentences yet ({mean:.1f} BLEU, below {floor:.0f}), so this "
         "budget says only which model learns them in fewer steps"),
@@ -371,9 +372,12 @@ ENGLISH: dict[str, str] = {
         "At {steps} steps the learned table is behind on {seen_set} words, whose positions training did update: "
         "what holds it back there is not positions it never trained."),
     "ch07.summary_level_seen": "At {steps} steps no gap is detectable on {seen_set} words.",
+    "ch07.summary_seen_closes": (
+        "At {steps} steps no gap is detectable on {seen_set} words any more: on lengths training saw, the data fit a "
+        "learned table that learns more slowly."),
     "ch07.summary_grows": (
-        "At {steps} steps the gap is larger on the unseen {unseen_set} words than on lengths training saw: the "
-        "never-trained positions cost something of their own."),
+        "At {steps} steps the learned table loses more on the unseen {unseen_set} words than on lengths training "
+        "saw, as rows left at their initial values would make it."),
     "ch07.summary_growth_undecided": (
         "At {steps} steps, whether the never-trained positions add a gap of their own is not decided: the interval "
         "of the growth contains 0 (more seeds would narrow it)."),

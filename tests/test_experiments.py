@@ -540,7 +540,8 @@ def test_translators_verdict_says_what_each_budget_decides():
     assert "below 10" in lines[0] and "fewer steps" in lines[0]
     assert "is still learning" in lines[1] and "27.4 to 61.0" in lines[1] and "fewer steps" in lines[1]
     assert "the RNN with attention is ahead" in lines[2]
-    assert "any one of seeds 0, 1, 2, 3 left out it would be undecided" in lines[2]
+    assert "without any one of seeds 0, 1, 2, 3 the other seeds would leave it undecided" in lines[2]
+    assert "every seed's difference has the same sign" in lines[2]
     assert "no larger budget" in lines[2]
     assert "any one seed left out" in lines[0]
 
