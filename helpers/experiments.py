@@ -819,7 +819,7 @@ def translators_verdict(comparisons: Sequence[dict], floor: float, gain: float) 
                                high=max(c["values_b"]), gain=gain)
         else:
             text += i18n.t("ch07.last_budget")
-        items.append(text + ".")
+        items.append(text + i18n.t("ch07.end"))
     return "\n".join(items)
 
 
@@ -865,7 +865,7 @@ def positions_verdict(by_budget: Sequence[dict]) -> str:
     if undecided:
         summary.append(i18n.t("ch07.summary_growth_undecided", steps=undecided,
                               unseen_set=by_budget[0]["unseen"]["set"]))
-    return "\n".join(items) + "\n\n" + " ".join(summary)
+    return "\n".join(items) + "\n\n" + i18n.t("ch07.between_sentences").join(summary) + i18n.t("ch07.end")
 
 
 # ---------------------------------------------------------------- chapter 05: the two wirings, one run each

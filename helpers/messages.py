@@ -328,6 +328,8 @@ ENGLISH: dict[str, str] = {
         "`{name}` is {value:.3f}; think of which share of weights survives and how they are scaled."),
     # ---------------------------------------------------------------------- chapter 07: verdicts budget by budget
     "ch07.comma": ", ",
+    "ch07.end": ".",
+    "ch07.between_sentences": ". ",
     "ch07.transformer_ahead": "the Transformer is ahead",
     "ch07.rnn_ahead": "the RNN with attention is ahead",
     "ch07.no_difference": "no difference is detectable",
@@ -370,17 +372,17 @@ ENGLISH: dict[str, str] = {
         "contains 0"),
     "ch07.summary_behind_seen": (
         "At {steps} steps the learned table is behind on {seen_set} words, whose positions training did update: "
-        "what holds it back there is not positions it never trained."),
-    "ch07.summary_level_seen": "At {steps} steps no gap is detectable on {seen_set} words.",
+        "what holds it back there is not positions it never trained"),
+    "ch07.summary_level_seen": "At {steps} steps no gap is detectable on {seen_set} words",
     "ch07.summary_seen_closes": (
         "At {steps} steps no gap is detectable on {seen_set} words any more: on lengths training saw, the data fit a "
-        "learned table that learns more slowly."),
+        "learned table that learns more slowly"),
     "ch07.summary_grows": (
         "At {steps} steps the learned table loses more on the unseen {unseen_set} words than on lengths training "
-        "saw, as rows left at their initial values would make it."),
+        "saw, as rows left at their initial values would make it"),
     "ch07.summary_growth_undecided": (
         "At {steps} steps, whether the never-trained positions add a gap of their own is not decided: the interval "
-        "of the growth contains 0 (more seeds would narrow it)."),
+        "of the growth contains 0 (more seeds would narrow it)"),
     # ---------------------------------------------------------------------- chapter 08: the cost of attention
     "ch08.bytes": "that is bytes; divide by 2²⁰ for MiB.",
     "ch08.megabytes": (
