@@ -428,28 +428,31 @@ register(Recipe(
     units=_attention_units, run=_attention_run, timing=("cpu_seconds", "ms_per_step")))
 
 
-# ---- chapter 07: the three translators at three budgets (issue 20, item 6)
+# ---- chapter 07: the three translators at three budgets (issue 20, item 6), learned positions at three (issue 32)
 def _translator_units(settings: dict) -> list[dict]:
     return [{"config": name, "steps": steps, "seed": seed}
             for name, budgets in settings["budgets"].items() for steps in budgets for seed in settings["seeds"]]
 
 
 def _translator_run(settings: dict, unit: dict) -> list[dict]:
-    from helpers.experiments import budget_rows, train_translator
+    from helpers.experiments import budget_rows, learned_position_rows, train_translator
     from helpers.toylang import load_split, load_test_buckets
     from helpers.training import evaluate_buckets
 
-    model, log = train_translator(unit["config"], load_split("train"), unit["steps"], seed=unit["seed"],
+    pairs = load_split("train")
+    model, log = train_translator(unit["config"], pairs, unit["steps"], seed=unit["seed"],
                                   batch_size=settings["batch"])
     results = evaluate_buckets(model, load_test_buckets(limit=settings["eval_sentences"]))
-    return budget_rows(unit["config"], unit["steps"], model, log, results)
+    return (budget_rows(unit["config"], unit["steps"], model, log, results)
+            + learned_position_rows(unit["config"], unit["seed"], model, pairs))   # [] unless learned positions
 
 
 register(Recipe(
     "translators_by_budget", "07",
-    "BLEU and exact match by length bucket of chapter 07's three translators at three training budgets, 4 seeds",
+    "BLEU and exact match by length bucket of chapter 07's three translators at three training budgets, and of the "
+    "Transformer with learned positions at the Transformer's budgets (with how far each position row moved), 4 seeds",
     settings={"budgets": {"no attention": [125, 250, 500], "RNN + attention": [125, 250, 500],
-                          "Transformer": [400, 800, 1600], "Transformer, learned positions": [800]},
+                          "Transformer": [400, 800, 1600], "Transformer, learned positions": [400, 800, 1600]},
               "seeds": [0, 1, 2, 3], "batch": 32, "eval_sentences": 100},
     units=_translator_units, run=_translator_run, timing=("cpu_seconds",)))
 

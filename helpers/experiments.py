@@ -20,13 +20,15 @@ import torch.nn.functional as F
 
 from helpers import i18n
 from helpers.cost import count_parameters, time_call
+from helpers.masks import causal_mask
 from helpers.toylang import Vocab, load_split, sample_pairs, target_vocab
 from helpers.transformer import TRANSFORMER_TRAINING, TinyDecoder
 
 __all__ = ["time_scorers", "run_experiment", "train_one", "first_crossing", "ordered", "summarize", "pivot",
            "by_bucket", "crossing_stats", "crossing_verdict", "t_cdf", "t_quantile", "t_half_width",
            "paired_interval", "VERDICTS", "VERDICT_LABELS", "verdict_of", "compare_variants", "false_verdict_rate",
-           "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "generate",
+           "CausalDemoResult", "causal_mask_demo", "next_word_scores", "next_word_accuracy", "weight_on_next_word",
+           "generate",
            "step_time_by_length", "TRANSLATORS", "make_translator", "train_translator", "budget_rows",
            "results_from_rows", "log_from_rows", "budget_curve"]
 
@@ -658,7 +660,9 @@ class CausalDemoResult:
 
     losses: training loss per step. generation_*: next-word accuracy (%) and cross-entropy when the model sees
     only the past, as when it generates; teacher_forced_*: the same with the whole sentence fed in, as in training.
-    samples: three greedy generations.
+    samples: three greedy generations. next_word_weight: per head of the last layer, the mean weight a position puts
+    on the next position (the word it must predict) when the whole sentence is fed in; uniform_weight: what a
+    uniform row would put there (mean of 1 / the keys a row may see).
     """
 
     causal: bool
@@ -669,6 +673,8 @@ class CausalDemoResult:
     teacher_forced_loss: float = 0.0
     samples: list = field(default_factory=list)
     cpu_seconds: float = 0.0
+    next_word_weight: list = field(default_factory=list)
+    uniform_weight: float = 0.0
 
 
 def _lm_tensors(sentences: Sequence[Sequence[str]], vocab: Vocab) -> tuple[torch.Tensor, torch.Tensor]:
@@ -699,6 +705,27 @@ def next_word_scores(model: TinyDecoder, sentences: Sequence[Sequence[str]], see
         logits = torch.stack([model(inp[:, : t + 1])[:, -1] for t in range(inp.shape[1])], dim=1)  # (B, n, V)
     accuracy = 100.0 * float((logits.argmax(-1) == out)[real].float().mean())
     return accuracy, float(F.cross_entropy(logits[real], out[real]))
+
+
+@torch.no_grad()
+def weight_on_next_word(model: TinyDecoder, sentences: Sequence[Sequence[str]]) -> tuple[list[float], float]:
+    """([per head of the last layer: mean weight of position t on key t+1], what a uniform row puts on one key) over
+    the real positions t of `sentences` that have a next position, the whole sentence fed in (as in training).
+    Key t+1 holds the word position t must predict; under a causal mask its weight is 0."""
+    model.eval()
+    inp, out = _lm_tensors(sentences, model.vocab)                            # (B, n)
+    real = out != model.vocab.pad_id
+    x = model.positions(model.embedding(inp) * math.sqrt(model.d))
+    mask = causal_mask(inp.shape[1]) if model.causal else None
+    for layer in model.layers:
+        x, weights = layer(x, mask)                                           # weights (B, h, n, n)
+    has_next = real[:, 1:]                                                    # (B, n-1): t+1 is a real position
+    on_next = torch.diagonal(weights, offset=1, dim1=-2, dim2=-1)             # (B, h, n-1)
+    per_head = [float(on_next[:, h][has_next].mean()) for h in range(weights.shape[1])]
+    n = inp.shape[1]
+    keys_seen = torch.arange(1, n + 1).float() if model.causal else torch.full((n,), float(n))   # (n,) per row
+    uniform = float((1.0 / keys_seen[:-1]).expand_as(has_next)[has_next].mean())
+    return per_head, uniform
 
 
 def next_word_accuracy(model: TinyDecoder, sentences: Sequence[Sequence[str]], see_future: bool = False) -> float:
@@ -757,6 +784,7 @@ def causal_mask_demo(causal: bool, steps: int = 600, batch_size: int = 32, max_w
     result.generation_accuracy, result.generation_loss = next_word_scores(model, held_out, see_future=False)
     result.teacher_forced_accuracy, result.teacher_forced_loss = next_word_scores(model, held_out, see_future=True)
     result.samples = generate(model, n=3, max_len=max_words)
+    result.next_word_weight, result.uniform_weight = weight_on_next_word(model, held_out)
     result.cpu_seconds = time.process_time() - cpu0
     return result
 
@@ -764,28 +792,33 @@ def causal_mask_demo(causal: bool, steps: int = 600, batch_size: int = 32, max_w
 # ---------------------------------------------------------------- time per training step
 def step_time_by_length(models: dict, lengths: Sequence[int], batch_size: int = 32, repeats: int = 3,
                         seed: int = 0) -> dict[str, dict[int, float]]:
-    """CPU milliseconds of one training step (loss, backward) per model on generated pairs whose source has exactly
-    L words, for each L in `lengths`: {model name: {L: ms}} (median of `repeats`, after one warm-up).
+    """CPU milliseconds of one whole training step (loss, backward and Adam's update) per model on generated pairs
+    whose source has exactly L words, for each L in `lengths`: {model name: {L: ms}} (median of `repeats`, after
+    one warm-up step).
 
-    models: {name: any model with src_vocab, tgt_vocab and loss(batch)} (Seq2Seq or TransformerTranslator).
-    The RNN decoder runs its recurrence position after position; the Transformer handles all positions at once.
+    models: {name: any model with src_vocab, tgt_vocab and loss(batch)} (Seq2Seq or TransformerTranslator). Each is
+    timed on a copy, so the models passed in keep their weights. The RNN decoder runs its recurrence position after
+    position; the Transformer handles all positions at once.
     """
+    import copy
+
     from helpers.seq2seq import make_batch
 
     result: dict[str, dict[int, float]] = {name: {} for name in models}
     for L in lengths:
         pairs = sample_pairs(batch_size, L, L, seed=seed + L)
-        for name, model in models.items():
+        for name, original in models.items():
+            model = copy.deepcopy(original)
             batch = make_batch(pairs, model.src_vocab, model.tgt_vocab)
+            opt = torch.optim.Adam(model.parameters(), lr=1e-4)
             model.train()
 
-            def step(model=model, batch=batch):
-                model.zero_grad(set_to_none=True)
+            def step(model=model, batch=batch, opt=opt):
+                opt.zero_grad(set_to_none=True)
                 model.loss(batch).backward()
+                opt.step()
 
             result[name][L] = 1000.0 * time_call(step, repeats=repeats, warmup=1)["cpu"]
-            model.zero_grad(set_to_none=True)
-            model.eval()
     return result
 
 
@@ -955,6 +988,73 @@ def budget_rows(name: str, steps: int, model, log, results: dict) -> list[dict]:
             for bucket, r in results.items()]
 
 
+__all__ += ["learned_position_rows", "difference_of_differences", "leave_one_seed_out"]
+
+
+def learned_position_rows(name: str, seed: int, model, train_pairs: Sequence) -> list[dict]:
+    """How far training moved each row of a learned position table: one row per table ("source positions",
+    "target positions"); [] for a translator without learned positions.
+
+    change: ||P_trained[p] - P_initial[p]|| for every position p < max_len (the initial table rebuilt from the
+    seed); used: how many positions the training pairs fill (longest source; longest target + 1, for <bos>);
+    init_norm: the mean norm of an initial row (the scale of `change`); cosine_1, cosine_10: the trained rows'
+    mean cosine similarity at distance 1 and 10, among the used positions.
+    """
+    if TRANSLATORS[name]["build"].get("positions") != "learned":
+        return []
+    initial = make_translator(name, seed=seed)
+    used = {"source positions": max(len(p[0]) for p in train_pairs),
+            "target positions": max(len(p[1]) for p in train_pairs) + 1}
+    rows = []
+    for table, attr in (("source positions", "src_positions"), ("target positions", "tgt_positions")):
+        trained, start = getattr(model, attr).table.detach(), getattr(initial, attr).table.detach()   # (max_len, d)
+        rows_used = trained[: used[table]]
+        unit = rows_used / rows_used.norm(dim=-1, keepdim=True)
+        cosine = unit @ unit.T                                                        # (used, used)
+        rows.append(dict(config=name, set=table, used=used[table],
+                         change=[round(float(c), 6) for c in (trained - start).norm(dim=-1)],
+                         init_norm=float(start.norm(dim=-1).mean()),
+                         cosine_1=float(torch.diagonal(cosine, 1).mean()),
+                         cosine_10=float(torch.diagonal(cosine, 10).mean())))
+    return rows
+
+
+def difference_of_differences(rows: Sequence[dict], a: str, b: str, first: str, second: str, value: str = "bleu",
+                              level: float = 0.95) -> dict:
+    """Does the gap a - b grow from set `first` to set `second`? Seed by seed, (a - b on second) - (a - b on first),
+    with its paired t-interval: {"diff", "diffs", "seeds", "low", "high", "half_width", "n", "level", "verdict",
+    "without_one", "fragile"}; verdict "a better" means the gap is larger on `second` (the interval excludes zero),
+    as in compare_variants; without_one and fragile as in budget_comparison (empty with fewer than 3 seeds)."""
+    on_first = compare_variants(rows, a, b, first, value, level)
+    on_second = compare_variants(rows, a, b, second, value, level)
+    if on_first["seeds"] != on_second["seeds"]:
+        raise ValueError(f"sets {first!r} and {second!r} have different seeds: {on_first['seeds']} vs "
+                         f"{on_second['seeds']}")
+    diffs = [y - x for x, y in zip(on_first["diffs"], on_second["diffs"], strict=True)]
+    ci = paired_interval(diffs, level)
+    verdict = verdict_of(ci["low"], ci["high"])
+    without = {}
+    if len(diffs) >= 3:                      # the verdict with each seed left out, as leave_one_seed_out's
+        for k, seed in enumerate(on_first["seeds"]):
+            rest = paired_interval(diffs[:k] + diffs[k + 1:], level)
+            without[seed] = verdict_of(rest["low"], rest["high"])
+    return dict(a=a, b=b, first=first, second=second, value=value, diff=ci["mean"], diffs=diffs,
+                seeds=on_first["seeds"], low=ci["low"], high=ci["high"], half_width=ci["half_width"], n=ci["n"],
+                level=level, verdict=verdict, without_one=without,
+                fragile=[s for s, v in without.items() if v != verdict])
+
+
+def leave_one_seed_out(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu",
+                       level: float = 0.95) -> dict:
+    """compare_variants' verdict without each seed in turn: {seed left out: verdict of the others}. A verdict that
+    changes when one seed is left out hangs on that seed."""
+    seeds = compare_variants(rows, a, b, set_name, value, level)["seeds"]
+    if len(seeds) < 3:
+        raise ValueError(f"leaving one seed out needs at least 3 seeds, got {seeds}")
+    return {s: compare_variants([r for r in rows if r.get("seed") != s], a, b, set_name, value, level)["verdict"]
+            for s in seeds}
+
+
 def results_from_rows(rows: Sequence[dict]) -> dict:
     """The inverse of budget_rows (and of train_translation's bucket rows): one stored run's rows -> {bucket:
     {"bleu", "exact", "n"[, "align", "mass"]}}, as `helpers.training.evaluate_buckets` returns them (so a chapter
@@ -989,6 +1089,120 @@ def budget_curve(rows: Sequence[dict], set_name: str, value: str = "bleu", level
         curve[config].append(dict(steps=steps, cpu=statistics.fmean(r["cpu_seconds"] for r in rs), mean=mean,
                                   low=mean - half, high=mean + half, n=len(v)))
     return {c: points for c, points in curve.items() if points}
+
+
+# ---------------------------------------------------------------- chapter 07's verdicts, budget by budget
+__all__ += ["budget_comparison", "translators_verdict", "positions_verdict"]
+
+
+def budget_comparison(rows: Sequence[dict], a: str, b: str, set_name: str, value: str = "bleu",
+                      level: float = 0.95) -> dict:
+    """compare_variants(a, b) on one budget's rows, with what a reader needs to weigh it: `without_one` (the verdict
+    with each seed left out, leave_one_seed_out), `fragile` (the seeds whose leaving out changes the verdict),
+    `values_a`, `values_b` (each seed's value), `steps_a`, `steps_b`, `cpu_a`, `cpu_b` (mean CPU seconds)."""
+    c = compare_variants(rows, a, b, set_name, value, level)
+    without = leave_one_seed_out(rows, a, b, set_name, value, level)
+
+    def of(config, field_):
+        return {r["seed"]: r[field_] for r in rows if r["config"] == config and r["set"] == set_name}
+
+    steps = {config: sorted(set(of(config, "steps").values())) for config in (a, b)}
+    if any(len(v) != 1 for v in steps.values()):
+        raise ValueError(f"one budget per config expected, got steps {steps}")
+    return dict(c, without_one=without, fragile=[s for s, v in without.items() if v != c["verdict"]],
+                values_a=[float(of(a, value)[s]) for s in c["seeds"]],
+                values_b=[float(of(b, value)[s]) for s in c["seeds"]],
+                steps_a=steps[a][0], steps_b=steps[b][0],
+                cpu_a=statistics.fmean(of(a, "cpu_seconds").values()),
+                cpu_b=statistics.fmean(of(b, "cpu_seconds").values()))
+
+
+def _seed_note(c: dict) -> str:
+    """How a decided verdict (budget_comparison or difference_of_differences `c`) stands when one seed is left out,
+    as a sentence's tail; "" for an undecided one (it claims nothing)."""
+    if c["verdict"] == VERDICTS[2]:
+        return ""
+    if not c["fragile"]:
+        return i18n.t("ch07.holds_without_any_seed")
+    other = i18n.t("ch07.flip_undecided" if all(c["without_one"][s] == VERDICTS[2] for s in c["fragile"])
+                   else "ch07.flip_reversed")
+    seeds = i18n.t("ch07.comma").join(map(str, c["fragile"]))
+    signs = {d > 0 for d in c["diffs"] if d != 0}
+    return (i18n.t("ch07.hangs_on_one_seed" if len(c["fragile"]) == 1 else "ch07.hangs_on_seeds", seeds=seeds,
+                   other=other) + i18n.t("ch07.same_sign" if len(signs) == 1 else "ch07.mixed_sign"))
+
+
+def translators_verdict(comparisons: Sequence[dict], floor: float, gain: float) -> str:
+    """Markdown: chapter 07's Transformer (a) against the RNN with attention (b), one budget_comparison per budget
+    in order of steps. At a budget where b is below `floor` on average, or where either model's mean still rises
+    by at least `gain` at the next budget (mid-transition), the lead only says who learns sooner; at the last
+    budget, whether either would still rise is not measured. Each verdict says whether one seed decides it."""
+    names = {"a better": i18n.t("ch07.transformer_ahead"), "b better": i18n.t("ch07.rnn_ahead"),
+             "no difference detectable": i18n.t("ch07.no_difference")}
+    items = []
+    for k, c in enumerate(comparisons):
+        text = i18n.t("ch07.budget_item", k=k + 1, steps_a=c["steps_a"], steps_b=c["steps_b"],
+                      verdict=names[c["verdict"]], diff=c["diff"], level=c["level"], low=c["low"], high=c["high"])
+        text += _seed_note(c)
+        mean_b = statistics.fmean(c["values_b"])
+        if mean_b < floor:
+            text += i18n.t("ch07.below_floor", mean=mean_b, floor=floor)
+        elif k + 1 < len(comparisons):
+            nxt = comparisons[k + 1]
+            rise_a = statistics.fmean(nxt["values_a"]) - statistics.fmean(c["values_a"])
+            rise_b = statistics.fmean(nxt["values_b"]) - mean_b
+            if max(rise_a, rise_b) >= gain:
+                text += i18n.t("ch07.mid_transition", rise_a=rise_a, rise_b=rise_b, low=min(c["values_b"]),
+                               high=max(c["values_b"]), gain=gain)
+        else:
+            text += i18n.t("ch07.last_budget")
+        items.append(text + i18n.t("ch07.end"))
+    return "\n".join(items)
+
+
+def positions_verdict(by_budget: Sequence[dict]) -> str:
+    """Markdown: sinusoidal (a) against learned positions (b), budget by budget. by_budget: one dict per budget,
+    {"steps", "seen": budget_comparison on the longest lengths training saw, "unseen": on the unseen lengths,
+    "growth": difference_of_differences from seen to unseen (with "fragile" as budget_comparison's)}. Says, at
+    each budget, what is decided and what is not, and then what the budgets decide together."""
+    names = {"a better": "ch07.sinusoidal_ahead", "b better": "ch07.learned_ahead",
+             "no difference detectable": "ch07.positions_no_difference"}
+    growth_names = {"a better": "ch07.growth_larger", "b better": "ch07.growth_smaller",
+                    "no difference detectable": "ch07.growth_undecided"}
+
+    def side(c):
+        return i18n.t(names[c["verdict"]], diff=c["diff"], level=c["level"], low=c["low"], high=c["high"]) \
+            + _seed_note(c)
+
+    items = []
+    for b in by_budget:
+        g = b["growth"]
+        items.append(i18n.t("ch07.positions_item", steps=b["steps"], seen_set=b["seen"]["set"],
+                            unseen_set=b["unseen"]["set"], seen=side(b["seen"]), unseen=side(b["unseen"]),
+                            growth=i18n.t(growth_names[g["verdict"]], diff=g["diff"], level=g["level"], low=g["low"],
+                                          high=g["high"]) + _seed_note(g)))
+    def steps_where(test) -> str:
+        return i18n.t("ch07.comma").join(str(b["steps"]) for b in by_budget if test(b))
+
+    behind_seen = steps_where(lambda b: b["seen"]["verdict"] == "a better")
+    level_seen = steps_where(lambda b: b["seen"]["verdict"] == "no difference detectable")
+    grows = steps_where(lambda b: b["growth"]["verdict"] == "a better")
+    undecided = steps_where(lambda b: b["growth"]["verdict"] == "no difference detectable")
+    summary = []
+    if behind_seen:
+        summary.append(i18n.t("ch07.summary_behind_seen", steps=behind_seen, seen_set=by_budget[0]["seen"]["set"]))
+    if level_seen:
+        behind = [b["steps"] for b in by_budget if b["seen"]["verdict"] == "a better"]
+        level = [b["steps"] for b in by_budget if b["seen"]["verdict"] == "no difference detectable"]
+        closes = bool(behind) and max(behind) < min(level)          # behind at the small budgets, level after them
+        summary.append(i18n.t("ch07.summary_seen_closes" if closes else "ch07.summary_level_seen", steps=level_seen,
+                              seen_set=by_budget[0]["seen"]["set"]))
+    if grows:
+        summary.append(i18n.t("ch07.summary_grows", steps=grows, unseen_set=by_budget[0]["unseen"]["set"]))
+    if undecided:
+        summary.append(i18n.t("ch07.summary_growth_undecided", steps=undecided,
+                              unseen_set=by_budget[0]["unseen"]["set"]))
+    return "\n".join(items) + "\n\n" + i18n.t("ch07.between_sentences").join(summary) + i18n.t("ch07.end")
 
 
 # ---------------------------------------------------------------- chapter 05: the two wirings, one run each

@@ -364,6 +364,63 @@ ENGLISH: dict[str, str] = {
         "p is the share of weights dropped, not what the row sums to."),
     "ch06.dropout_hint": (
         "`{name}` is {value:.3f}; think of which share of weights survives and how they are scaled."),
+    # ---------------------------------------------------------------------- chapter 07: verdicts budget by budget
+    "ch07.comma": ", ",
+    "ch07.end": ".",
+    "ch07.between_sentences": ". ",
+    "ch07.transformer_ahead": "the Transformer is ahead",
+    "ch07.rnn_ahead": "the RNN with attention is ahead",
+    "ch07.no_difference": "no difference is detectable",
+    "ch07.budget_item": (
+        "- **Budget {k}** ({steps_a} against {steps_b} steps): {verdict} (mean difference {diff:+.1f} BLEU, "
+        "{level:.0%} interval {low:+.2f} to {high:+.2f})"),
+    "ch07.holds_without_any_seed": "; it stays so with any one seed left out",
+    "ch07.hangs_on_one_seed": "; but without seed {seeds} the other seeds would {other}",
+    "ch07.hangs_on_seeds": "; but without any one of seeds {seeds} the other seeds would {other}",
+    "ch07.flip_undecided": "leave it undecided",
+    "ch07.flip_reversed": "reverse it",
+    "ch07.same_sign": " (every seed's difference has the same sign)",
+    "ch07.mixed_sign": " (the seeds' differences have both signs)",
+    "ch07.below_floor": (
+        "; the RNN with attention has not learned long sentences yet ({mean:.1f} BLEU, below {floor:.0f}), so this "
+        "budget says only which model learns them in fewer steps"),
+    "ch07.mid_transition": (
+        "; at least one model is still learning (at the next budget the Transformer's mean rises by {rise_a:+.1f} "
+        "BLEU and the RNN's by {rise_b:+.1f}, and the RNN's seeds range here from {low:.1f} to {high:.1f}), so this "
+        "budget too says only which model learns long sentences in fewer steps, not where either ends up"),
+    "ch07.last_budget": (
+        "; whether either model would still rise beyond these steps is not measured (there is no larger budget)"),
+    "ch07.sinusoidal_ahead": (
+        "sinusoidal positions are ahead by {diff:+.1f} BLEU ({level:.0%} interval {low:+.2f} to {high:+.2f})"),
+    "ch07.learned_ahead": (
+        "learned positions are ahead ({diff:+.1f} BLEU, {level:.0%} interval {low:+.2f} to {high:+.2f})"),
+    "ch07.positions_no_difference": (
+        "no difference is detectable ({diff:+.1f} BLEU, {level:.0%} interval {low:+.2f} to {high:+.2f})"),
+    "ch07.positions_item": (
+        "- **{steps} steps.** On {seen_set} words (lengths training saw), {seen}. On the unseen {unseen_set} words, "
+        "{unseen}. The growth of the gap from {seen_set} to {unseen_set}: {growth}."),
+    "ch07.growth_larger": (
+        "{diff:+.1f} BLEU ({level:.0%} interval {low:+.2f} to {high:+.2f}), so the gap is larger on the unseen "
+        "lengths"),
+    "ch07.growth_smaller": (
+        "{diff:+.1f} BLEU ({level:.0%} interval {low:+.2f} to {high:+.2f}), so the gap is smaller on the unseen "
+        "lengths"),
+    "ch07.growth_undecided": (
+        "{diff:+.1f} BLEU ({level:.0%} interval {low:+.2f} to {high:+.2f}): not decided at this budget, the interval "
+        "contains 0"),
+    "ch07.summary_behind_seen": (
+        "At {steps} steps the learned table is behind on {seen_set} words, whose positions training did update: "
+        "what holds it back there is not positions it never trained"),
+    "ch07.summary_level_seen": "At {steps} steps no gap is detectable on {seen_set} words",
+    "ch07.summary_seen_closes": (
+        "At {steps} steps no gap is detectable on {seen_set} words any more: on lengths training saw, the data fit a "
+        "learned table that learns more slowly"),
+    "ch07.summary_grows": (
+        "At {steps} steps the learned table loses more on the unseen {unseen_set} words than on lengths training "
+        "saw, as rows left at their initial values would make it"),
+    "ch07.summary_growth_undecided": (
+        "At {steps} steps, whether the never-trained positions add a gap of their own is not decided: the interval "
+        "of the growth contains 0 (more seeds would narrow it)"),
     # ---------------------------------------------------------------------- chapter 08: the cost of attention
     "ch08.bytes": "that is bytes; divide by 2²⁰ for MiB.",
     "ch08.megabytes": (

@@ -619,10 +619,10 @@ def draw_head(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], 
 
 
 def draw_layer_heads(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence[str], kind: str, layer: int = 0,
-                     index: int = 0, columns: int = 4, cell: float = 0.17):
+                     index: int = 0, columns: int = 4, cell: float = 0.17, title: str | None = None):
     """Small multiples: every head of one layer side by side (draw_head each), one shared 0-1 colour bar.
 
-    cell: inches per token. Returns the figure.
+    cell: inches per token. title: the figure's title (None: the kind of attention and the layer). Returns the figure.
     """
     n_heads = to_numpy(maps[(kind, layer)]).shape[1] if (kind, layer) in maps else 0
     _, keys, queries = head_map(maps, src_tokens, tgt_tokens, kind, layer, 0, index)   # validates the arguments
@@ -642,7 +642,8 @@ def draw_layer_heads(maps: dict, src_tokens: Sequence[str], tgt_tokens: Sequence
             ax.set_yticklabels([])
     image = axes.ravel()[0].images[0]
     fig.colorbar(image, ax=axes.ravel().tolist(), fraction=0.02, pad=0.01, label=t("plots.weight_01"))
-    fig.suptitle(t("plots.every_head", kind=HEAD_KINDS[kind], layer=layer + 1), fontweight="bold")
+    fig.suptitle(t("plots.every_head", kind=HEAD_KINDS[kind], layer=layer + 1) if title is None else title,
+                 fontweight="bold")
     return fig
 
 

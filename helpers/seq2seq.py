@@ -439,8 +439,9 @@ def greedy_translate(model: Seq2Seq, sources: Sequence[Sequence[str]], batch_siz
 
 
 @torch.no_grad()
-def forced_attention(model: Seq2Seq, pairs, batch_size: int = 100) -> list[torch.Tensor]:
-    """Attention weights with the reference target fed in (teacher forcing): one (n_tgt, n_src) tensor per pair."""
+def forced_attention(model: Seq2Seq, pairs, batch_size: int = 100, eos: bool = False) -> list[torch.Tensor]:
+    """Attention weights with the reference target fed in (teacher forcing): one (n_tgt, n_src) tensor per pair;
+    eos=True keeps the last row too, the one that writes <eos>: (n_tgt + 1, n_src)."""
     if not model.has_attention:
         raise ValueError("this model has no attention (kind='none'), so it has no attention weights")
     was_training = model.training
@@ -452,7 +453,7 @@ def forced_attention(model: Seq2Seq, pairs, batch_size: int = 100) -> list[torch
             batch = make_batch([tuple(p) for p in chunk], model.src_vocab, model.tgt_vocab)
             _, w = model(batch)
             for b, p in enumerate(chunk):
-                out.append(w[b, : len(p[1]), : len(p[0])].clone())
+                out.append(w[b, : len(p[1]) + int(eos), : len(p[0])].clone())
     finally:
         model.train(was_training)
     return out

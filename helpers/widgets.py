@@ -521,15 +521,15 @@ def _head_pair(sentence) -> tuple[list[str], list[str]]:
 
 def head_readout_html(weights, keys: Sequence[str], queries: Sequence[str], kind: str, layer: int, head: int,
                       sentence: int, n_layers: int, n_heads: int) -> str:
-    """The explorer's readout: which head is shown (data-kind, data-layer, data-head, data-sentence; layer and head
-    counted from 1, as the controls show them; data-sentence is the index, from 0) and its strongest link, as HTML."""
+    """The explorer's readout: which head is shown (data-kind, data-layer, data-head, data-sentence; layer, head and
+    sentence counted from 1, as the controls show them; the arguments count from 0) and its strongest link, as HTML."""
     from helpers.plotting import HEAD_KINDS
 
     w = to_numpy(weights)
     i, j = np.unravel_index(int(np.argmax(w)), w.shape)
     q, k = html.escape(str(queries[i])), html.escape(str(keys[j]))
     return (f'<div class="head-state" role="status" aria-live="polite" data-kind="{kind}" data-layer="{layer + 1}" '
-            f'data-head="{head + 1}" data-sentence="{sentence}" data-strongest="{w[i, j]:.4f}">'
+            f'data-head="{head + 1}" data-sentence="{sentence + 1}" data-strongest="{w[i, j]:.4f}">'
             + i18n.t("widgets.head_readout", kind=html.escape(HEAD_KINDS[kind]), layer=layer + 1, n_layers=n_layers,
                      head=head + 1, n_heads=n_heads, sentence=sentence + 1, query=q, key=k, weight=w[i, j]) + "</div>")
 
@@ -542,9 +542,10 @@ class HeadExplorer(_ShowsWidget):
     sentences: source sentences (strings or token lists; the target is the grammar's translation) or
     (source, target[, alignment]) pairs. Controls a test or a self-check can set: `kind` (Dropdown of
     "encoder", "decoder_self", "decoder_cross"), `layer` and `head` (IntSliders counted from 1, as their labels
-    show), `sentence` (Dropdown of indices); read `readout.value` (HTML with data-kind, data-layer, data-head,
-    data-sentence) and `image.value` (PNG bytes). CSS classes: head-explorer (the whole widget), head-kind,
-    head-layer, head-pick (the head slider), head-sentence, head-readout, head-figure.
+    show), `sentence` (Dropdown of indices from 0, labelled and shown counted from 1); read `readout.value` (HTML
+    with data-kind, data-layer, data-head, data-sentence) and `image.value` (PNG bytes). CSS classes:
+    head-explorer (the whole widget), head-kind, head-layer, head-pick (the head slider), head-sentence,
+    head-readout, head-figure.
     """
 
     def __init__(self, model, sentences: Sequence, kind: str = "decoder_cross"):
@@ -573,7 +574,7 @@ class HeadExplorer(_ShowsWidget):
                                  style=style, disabled=self.n_layers == 1, layout=W.Layout(width="300px"))
         self.head = W.IntSlider(value=1, min=1, max=self.n_heads, description=i18n.t("widgets.head_head"), style=style,
                                 layout=W.Layout(width="300px"))
-        labels = [f"{i + 1}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]   # counted from 1, as read
+        labels = [f"{i + 1}: {' '.join(src)}" for i, (src, _) in enumerate(self.pairs)]   # shown counted from 1
         self.sentence = W.Dropdown(options=[(lab if len(lab) < 80 else lab[:77] + "...", i)
                                             for i, lab in enumerate(labels)], value=0,
                                    description=i18n.t("widgets.head_sentence"),

@@ -90,13 +90,16 @@ def test_draw_layer_heads_draws_every_head_of_the_layer(pairs, maps):
         assert ax.get_title() == f"head {h + 1} of 2"
     assert "encoder self-attention, layer 1" in fig._suptitle.get_text()
     plt.close(fig)
+    fig = draw_layer_heads(maps, src, tgt, "encoder", layer=0, title="Trained Transformer: encoder")
+    assert fig._suptitle.get_text() == "Trained Transformer: encoder"
+    plt.close(fig)
 
 
 def test_readout_names_the_strongest_link():
     w = np.full((3, 4), 0.1)
     w[2, 1] = 0.7
     text = head_readout_html(w, ["a", "b", "c", "d"], ["x", "y", "<eos>"], "decoder_cross", 0, 1, 5, 2, 4)
-    assert 'data-head="2"' in text and 'data-layer="1"' in text and 'data-sentence="5"' in text
+    assert 'data-head="2"' in text and 'data-layer="1"' in text and 'data-sentence="6"' in text
     assert 'data-kind="decoder_cross"' in text and 'data-strongest="0.7000"' in text
     assert "<b>&lt;eos&gt;</b> → <b>b</b>" in text and "head 2 of 4" in text
 

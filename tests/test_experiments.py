@@ -541,3 +541,116 @@ def test_intervals_in_words_lists_every_set_and_counts_the_verdicts():
     per, tally = intervals_in_words(comparison, {"a better": "A", "no difference detectable": "tie"})
     assert per == "`a` +1.0 [+0.5, +1.5]; `b` +0.0 [-1.0, +1.0]; `c` +2.0 [+1.0, +3.0]"
     assert tally == "A in 2, tie in 1"
+
+
+# ---------------------------------------------------------------- chapter 07: verdicts budget by budget (issue 32)
+def _two_configs(a_values, b_values, set_name="31-40", steps=(800, 250)):
+    return [dict(config=c, seed=s, set=set_name, bleu=v, steps=st, cpu_seconds=10.0 + s)
+            for c, vs, st in (("A", a_values, steps[0]), ("B", b_values, steps[1])) for s, v in enumerate(vs)]
+
+
+def test_leave_one_seed_out_finds_the_seed_a_verdict_hangs_on():
+    from helpers.experiments import budget_comparison, leave_one_seed_out
+
+    rows = _two_configs([96.0, 97.2, 94.6, 98.2], [99.4, 98.7, 98.6, 99.0])   # chapter 07's budget 3, rounded
+    assert compare_variants(rows, "A", "B", "31-40")["verdict"] == "b better"
+    without = leave_one_seed_out(rows, "A", "B", "31-40")
+    assert set(without) == {0, 1, 2, 3} and without[2] == "no difference detectable"
+    c = budget_comparison(rows, "A", "B", "31-40")
+    assert c["fragile"] == [s for s, v in without.items() if v != "b better"] and 2 in c["fragile"]
+    assert (c["steps_a"], c["steps_b"]) == (800, 250) and c["values_b"] == [99.4, 98.7, 98.6, 99.0]
+    assert c["cpu_a"] == pytest.approx(11.5)
+    steady = budget_comparison(_two_configs([60.0, 61.0, 62.0, 63.0], [10.0, 11.0, 12.0, 12.5]), "A", "B", "31-40")
+    assert steady["verdict"] == "a better" and steady["fragile"] == []
+    with pytest.raises(ValueError, match="at least 3 seeds"):
+        leave_one_seed_out(_two_configs([1.0, 2.0], [3.0, 5.0]), "A", "B", "31-40")
+
+
+def test_difference_of_differences_pairs_the_seeds_and_tests_the_growth():
+    from helpers.experiments import difference_of_differences
+
+    seen = _two_configs([75.0, 71.0, 77.0, 74.0], [67.0, 65.0, 73.0, 67.0])
+    unseen = _two_configs([58.0, 53.0, 61.0, 57.0], [47.0, 47.0, 51.0, 50.0], set_name="41-50")
+    g = difference_of_differences(seen + unseen, "A", "B", "31-40", "41-50")
+    assert g["diffs"] == pytest.approx([3.0, 0.0, 6.0, 0.0]) and g["diff"] == pytest.approx(2.25)
+    assert g["low"] < 0 < g["high"] and g["verdict"] == "no difference detectable" and g["fragile"] == []
+    # a gap that grows by the same amount on every seed is decided, however small the gap on each set is
+    grow = _two_configs([50.0, 51.0, 52.0, 53.0], [49.0, 52.0, 50.0, 55.0], set_name="41-50")
+    flat = _two_configs([50.0, 51.0, 52.0, 53.0], [51.0, 54.0, 52.0, 57.0])
+    g = difference_of_differences(flat + grow, "A", "B", "31-40", "41-50")
+    assert g["diffs"] == pytest.approx([2.0, 2.0, 2.0, 2.0]) and g["verdict"] == "a better"
+    # ...where the half width of one bucket's own interval would have called the growth "within noise"
+    assert compare_variants(flat + grow, "A", "B", "41-50")["half_width"] > g["diff"]
+
+
+def test_translators_verdict_says_what_each_budget_decides():
+    from helpers.experiments import budget_comparison, translators_verdict
+
+    budgets = [budget_comparison(_two_configs(a, b, steps=st), "A", "B", "31-40") for a, b, st in (
+        ([52.6, 46.9, 48.9, 52.0], [4.2, 2.0, 2.4, 2.7], (400, 125)),
+        ([76.9, 71.3, 77.4, 73.9], [61.0, 52.4, 51.4, 27.4], (800, 250)),
+        ([96.0, 97.2, 94.6, 98.2], [99.4, 98.7, 98.6, 99.0], (1600, 500)))]
+    text = translators_verdict(budgets, floor=10, gain=10)
+    lines = text.split("\n")
+    assert len(lines) == 3 and lines[0].startswith("- **Budget 1** (400 against 125 steps): the Transformer is ahead")
+    assert "below 10" in lines[0] and "fewer steps" in lines[0]
+    assert "is still learning" in lines[1] and "27.4 to 61.0" in lines[1] and "fewer steps" in lines[1]
+    assert "the RNN with attention is ahead" in lines[2]
+    assert "without any one of seeds 0, 1, 2, 3 the other seeds would leave it undecided" in lines[2]
+    assert "every seed's difference has the same sign" in lines[2]
+    assert "no larger budget" in lines[2]
+    assert "any one seed left out" in lines[0]
+
+
+def test_positions_verdict_gives_each_budget_and_what_they_decide_together():
+    from helpers.experiments import budget_comparison, difference_of_differences, positions_verdict
+
+    seen = _two_configs([75.0, 71.0, 77.0, 74.0], [67.0, 65.0, 73.0, 67.0])
+    unseen = _two_configs([58.0, 53.0, 61.0, 57.0], [47.0, 47.0, 51.0, 50.0], set_name="41-50")
+    rows = seen + unseen
+    b = dict(steps=800, seen=budget_comparison(rows, "A", "B", "31-40"),
+             unseen=budget_comparison(rows, "A", "B", "41-50"),
+             growth=difference_of_differences(rows, "A", "B", "31-40", "41-50"))
+    text = positions_verdict([b])
+    assert text.startswith("- **800 steps.** On 31-40 words (lengths training saw), sinusoidal positions are ahead")
+    assert "not decided at this budget" in text and "At 800 steps the learned table is behind on 31-40" in text
+    assert "whether the never-trained positions add a gap of their own is not decided" in text
+
+
+def test_learned_position_rows_measure_how_far_each_row_moved():
+    from helpers.experiments import learned_position_rows, make_translator
+
+    pairs = [p for p in sample_pairs(64, 4, 6, seed=1)]
+    model = make_translator("Transformer, learned positions", seed=0)
+    with torch.no_grad():                                   # a stand-in for training: move the rows 0..2 only
+        model.src_positions.table[:3] += 0.5
+    rows = learned_position_rows("Transformer, learned positions", 0, model, pairs)
+    assert [r["set"] for r in rows] == ["source positions", "target positions"]
+    src = rows[0]
+    assert src["used"] == max(len(p[0]) for p in pairs) and len(src["change"]) == model.src_positions.max_len
+    assert all(c > 0 for c in src["change"][:3]) and not any(src["change"][3:])
+    assert not any(rows[1]["change"]) and rows[1]["used"] == max(len(p[1]) for p in pairs) + 1
+    assert learned_position_rows("Transformer", 0, make_translator("Transformer"), pairs) == []
+
+
+def test_weight_on_next_word_is_zero_under_the_mask():
+    from helpers.experiments import weight_on_next_word
+
+    vocab = small_transformer().tgt_vocab
+    sents = [p[1] for p in sample_pairs(10, 4, 6, seed=3)]
+    torch.manual_seed(0)
+    causal = TinyDecoder(vocab, d=16, heads=2, layers=1, causal=True)
+    per_head, uniform = weight_on_next_word(causal, sents)
+    assert per_head == [0.0, 0.0] and 0 < uniform < 1
+    leaky = TinyDecoder(vocab, d=16, heads=2, layers=1, causal=False)
+    per_head, uniform = weight_on_next_word(leaky, sents)
+    assert all(w > 0 for w in per_head) and uniform == pytest.approx(1 / (max(len(s) for s in sents) + 1))
+
+
+def test_step_time_by_length_times_a_copy_and_leaves_the_weights():
+    from helpers.seq2seq import make_model
+
+    model = make_model("attention", emb=8, hidden=8, attn_hidden=8, seed=0)
+    before = [p.detach().clone() for p in model.parameters()]
+    step_time_by_length({"rnn": model}, [4], batch_size=4, repeats=1)
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters(), strict=True))

@@ -135,6 +135,9 @@ def test_tiny_model_overfits_a_few_pairs():
     assert hyps == [p[1] for p in pairs]
     attn = forced_attention(m, pairs)
     assert [tuple(w.shape) for w in attn] == [(len(p[1]), len(p[0])) for p in pairs]
+    with_eos = forced_attention(m, pairs, eos=True)                  # one more row: the one that writes <eos>
+    assert [tuple(w.shape) for w in with_eos] == [(len(p[1]) + 1, len(p[0])) for p in pairs]
+    assert all(torch.equal(a, b[:-1]) for a, b in zip(attn, with_eos, strict=True))
 
 
 def test_gradient_reaches_the_first_word_through_attention_not_through_a_long_chain():
