@@ -696,7 +696,7 @@ def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: 
 
 
 # ---------------------------------------------------------------- chapters 01 and 05: the gradient to the aligned word
-__all__ += ["aligned_gradient_rows", "aligned_gradient_run", "pool_aligned", "compare_ratio"]
+__all__ += ["aligned_gradient_rows", "aligned_gradient_run", "pool_aligned", "compare_ratio", "log_intervals"]
 
 
 def aligned_gradient_rows(cells: dict[str, list[dict]], log) -> list[dict]:
@@ -761,3 +761,18 @@ def compare_ratio(rows: Sequence[dict], a: str, b: str, set_name: str, value: st
     logged = [{**r, value: math.log10(r[value])} for r in rows if r.get(value) is not None]
     c = compare_variants(logged, a, b, set_name, value, level)
     return {**c, "ratio": 10 ** c["diff"], "ratio_low": 10 ** c["low"], "ratio_high": 10 ** c["high"]}
+
+
+def log_intervals(rows: Sequence[dict], value: str, by: Sequence[str] = ("config", "stage", "set"),
+                  level: float = 0.95) -> dict:
+    """{key tuple: {"gmean", "low", "high", "n"}}: per group of `by` (one row per seed), the geometric mean of
+    `value` (positive) with the t-interval of the mean of log10(value), turned back to the value's scale."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in by), []).append(math.log10(r[value]))
+    out = {}
+    for key, logs in groups.items():
+        mean = statistics.fmean(logs)
+        half = t_half_width(statistics.stdev(logs), len(logs), level) if len(logs) > 1 else 0.0
+        out[key] = dict(gmean=10 ** mean, low=10 ** (mean - half), high=10 ** (mean + half), n=len(logs))
+    return out

@@ -139,3 +139,13 @@ def test_compare_ratio_is_the_paired_interval_of_log_ratios():
     assert got["ratio_low"] < got["ratio"] < got["ratio_high"] and got["verdict"] == "a better"
     with pytest.raises(ValueError, match="positive"):
         compare_ratio([{**r, "v": 0.0} for r in rows], "a", "b", "x", "v")
+
+
+def test_log_intervals_are_geometric_means_with_t_intervals_of_the_logs():
+    from helpers.experiments import log_intervals, t_half_width
+
+    rows = [{"config": "a", "stage": "init", "set": "x", "v": v} for v in (1.0, 10.0, 100.0)]
+    got = log_intervals(rows, "v")[("a", "init", "x")]
+    half = t_half_width(1.0, 3)
+    assert got["gmean"] == pytest.approx(10.0) and got["n"] == 3
+    assert got["low"] == pytest.approx(10 ** (1 - half)) and got["high"] == pytest.approx(10 ** (1 + half))
