@@ -752,15 +752,16 @@ def pool_aligned(rows: Sequence[dict], bins: dict[str, tuple[int, int]] | None =
 
 
 def compare_ratio(rows: Sequence[dict], a: str, b: str, set_name: str, value: str, level: float = 0.95) -> dict:
-    """compare_variants on log10(value) (values must be positive): the ratio a / b of the geometric means over the
-    seeds, with the t-interval of the paired log-ratios as ratios [ratio_low, ratio_high], and the verdict
-    ("a better" = a larger, "b better" = b larger, or "no difference detectable")."""
+    """compare_variants on log10(value) (values must be positive): gmean_a and gmean_b (geometric means over the
+    seeds), their ratio a / b with the t-interval of the paired log-ratios as ratios [ratio_low, ratio_high], and the
+    verdict ("a better" = a larger, "b better" = b larger, or "no difference detectable")."""
     bad = [r[value] for r in rows if r.get(value) is not None and not r[value] > 0]
     if bad:
         raise ValueError(f"compare_ratio needs positive values of {value!r}, got {bad[:3]}")
     logged = [{**r, value: math.log10(r[value])} for r in rows if r.get(value) is not None]
     c = compare_variants(logged, a, b, set_name, value, level)
-    return {**c, "ratio": 10 ** c["diff"], "ratio_low": 10 ** c["low"], "ratio_high": 10 ** c["high"]}
+    return {**c, "gmean_a": 10 ** c["mean_a"], "gmean_b": 10 ** c["mean_b"], "ratio": 10 ** c["diff"],
+            "ratio_low": 10 ** c["low"], "ratio_high": 10 ** c["high"]}
 
 
 def log_intervals(rows: Sequence[dict], value: str, by: Sequence[str] = ("config", "stage", "set"),

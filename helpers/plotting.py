@@ -369,13 +369,16 @@ def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=
     return ax
 
 
-def plot_gradient_curves(curves: dict[str, dict[str, float]], title: str, xlabel: str, ax=None,
+def plot_gradient_curves(curves: dict[str, dict[str, float]], title: str, x: str = "distance", ax=None,
                          spread: dict[str, dict[str, tuple[float, float]]] | None = None, styles: dict | None = None,
                          ylabel: str | None = None):
-    """Gradient norms against named groups (distance bins, length buckets) on a log scale: curves = {label: {group:
-    value}}, the groups in the first curve's order on the x-axis. spread {label: {group: (low, high)}} draws a band
-    (an interval over seeds); styles {label: plot kwargs}; ylabel None: the gradient to the aligned word per unit
-    of output error, in the current language."""
+    """Gradient norms against named groups on a log scale: curves = {label: {group: value}}, the groups in the first
+    curve's order on the x-axis; x "distance" (distance bins through the chain) or "length" (length buckets) sets
+    the x label. spread {label: {group: (low, high)}} draws a band (an interval over seeds); styles {label: plot
+    kwargs}; ylabel None: the gradient to the aligned word per unit of output error, in the current language."""
+    labels = {"distance": "plots.chain_distance", "length": "plots.source_length"}
+    if x not in labels:
+        raise ValueError(f"x must be one of {sorted(labels)}, got {x!r}")
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 3.6))
     groups = list(next(iter(curves.values()))) if curves else []
@@ -390,7 +393,7 @@ def plot_gradient_curves(curves: dict[str, dict[str, float]], title: str, xlabel
                             [hi for _, hi in band.values()], color=line.get_color(), alpha=0.15)
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(groups)
-    ax.set(title=title, xlabel=xlabel, ylabel=t("plots.aligned_gradient_ylabel") if ylabel is None else ylabel)
+    ax.set(title=title, xlabel=t(labels[x]), ylabel=t("plots.aligned_gradient_ylabel") if ylabel is None else ylabel)
     legend_below(ax)
     return ax
 

@@ -78,9 +78,9 @@ def test_the_batched_probe_equals_one_backward_pass_per_target_word():
         out = logits[0, j].detach().requires_grad_(True)
         loss = torch.nn.functional.cross_entropy(logits[0, j][None], batch.tgt_out[0, j][None])
         loss.backward()
-        err = torch.softmax(out, -1) - torch.nn.functional.one_hot(batch.tgt_out[0, j], out.shape[-1])
+        err = (torch.softmax(out, -1) - torch.nn.functional.one_hot(batch.tgt_out[0, j], out.shape[-1])).detach()
         norms = x.grad[0].norm(dim=-1).detach()
-        want += [(j, i, float(norms[i]), float(err.detach().norm()), float(norms[i] / norms.sum()), float(loss.detach()))
+        want += [(j, i, float(norms[i]), float(err.norm()), float(norms[i] / norms.sum()), float(loss.detach()))
                  for i in gold]
     got = [(r["j"], r["i"], r["grad"], r["error"], r["share"], r["loss"]) for r in rows]
     assert [g[:2] for g in got] == [w[:2] for w in want]

@@ -121,10 +121,9 @@ def test_plot_gradient_by_length_labels():
 
 
 def gradient_curves():
-    from helpers.i18n import t
     from helpers.plotting import plot_gradient_curves
 
-    return texts(plot_gradient_curves({"gru": {"0": 1.0, "1-2": 0.1}}, title="t", xlabel=t("plots.chain_distance"),
+    return texts(plot_gradient_curves({"gru": {"0": 1.0, "1-2": 0.1}}, title="t",
                                       spread={"gru": {"0": (0.5, 2.0), "1-2": (0.05, 0.2)}}))
 
 
