@@ -130,7 +130,7 @@ def gradient_curves():
 def test_plot_gradient_curves_labels():
     en, zh = in_both(gradient_curves)
     assert en[2:5] == ["distance through the chain (encoder steps to the nearer end)",
-                       "|d loss_j / d x_i| per unit of output error (log scale)", ["0", "1-2"]]
+                       "gradient / output error (log scale)", ["0", "1-2"]]
     assert_chinese(en[2:4], zh[2:4])
 
 
