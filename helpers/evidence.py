@@ -428,6 +428,28 @@ register(Recipe(
     units=_attention_units, run=_attention_run, timing=("cpu_seconds", "ms_per_step")))
 
 
+# ---- chapters 05 and 01: the gradient a target word sends to its aligned source word, at init and trained
+def _aligned_gradient_run(settings: dict, unit: dict) -> list[dict]:
+    from helpers.experiments import aligned_gradient_run
+
+    return aligned_gradient_run(settings, unit)
+
+
+register(Recipe(
+    "aligned_gradient", "05",
+    "the gradient of the loss at each target word w.r.t. its aligned source word's embedding, by distance through "
+    "the chain and by length, at init and trained: chapter 05's two models at its 450 steps, chapter 01's at its "
+    "350, 4 seeds",
+    settings={"seeds": [0, 1, 2, 3], "batch": 32, "per_bucket": 20,
+              "configs": {
+                  # chapter 05's main comparison, trained as `attention_vs_none` trains it
+                  "no attention": {"kind": "none", "steps": 450, "lr": 5e-3},
+                  "Luong's wiring": {"kind": "attention", "wiring": "luong", "steps": 450, "lr": 5e-3},
+                  # chapter 01's model, trained as the `bottleneck` file's "hidden 128" (chapter 01 re-checks it live)
+                  "no attention, chapter 01": {"kind": "none", "hidden": 128, "steps": 350, "lr": 0.01}}},
+    units=_attention_units, run=_aligned_gradient_run, timing=("cpu_seconds",)))
+
+
 # ---- chapter 07: the three translators at three budgets (issue 20, item 6), learned positions at three (issue 32)
 def _translator_units(settings: dict) -> list[dict]:
     return [{"config": name, "steps": steps, "seed": seed}

@@ -1244,3 +1244,87 @@ def train_wiring(wiring: str, steps: int, seed: int, buckets: dict, batch_size: 
     if wiring not in ("luong", "bahdanau"):
         raise ValueError(f"wiring must be 'luong' or 'bahdanau', got {wiring!r}")
     return train_translation(wiring, steps, seed, buckets, batch_size, lr, callback, callback_steps, keep)
+
+
+# ---------------------------------------------------------------- chapters 01 and 05: the gradient to the aligned word
+__all__ += ["aligned_gradient_rows", "aligned_gradient_run", "pool_aligned", "compare_ratio", "log_intervals"]
+
+
+def aligned_gradient_rows(cells: dict[str, list[dict]], log) -> list[dict]:
+    """One unit's rows of the `aligned_gradient` recipe: every cell of helpers.training.aligned_gradient_cells of
+    each stage in `cells` ({"init": cells, "trained": cells}) with measure="aligned" and its stage, then one row
+    measure="training" with the log's steps, loss_end (mean loss of the last 50 steps) and cpu_seconds."""
+    rows = [{"measure": "aligned", "stage": stage, **c} for stage, stage_cells in cells.items() for c in stage_cells]
+    return rows + [{"measure": "training", "stage": "trained", "steps": log.steps, "loss_end": log.final_loss(50),
+                    "cpu_seconds": log.cpu_seconds}]
+
+
+def aligned_gradient_run(settings: dict, unit: dict) -> list[dict]:
+    """Build settings["configs"][unit["config"]] (make_model keywords plus "steps" and "lr") from unit["seed"],
+    measure aligned_gradient_cells on the first settings["per_bucket"] test sentences of each bucket, train it
+    (batch settings["batch"]) and measure again: aligned_gradient_rows with stages "init" and "trained"."""
+    from helpers.seq2seq import make_model
+    from helpers.toylang import load_test_buckets
+    from helpers.training import aligned_gradient_cells, train
+
+    config = dict(settings["configs"][unit["config"]])
+    steps, lr, seed = config.pop("steps"), config.pop("lr"), int(unit["seed"])
+    buckets = load_test_buckets(limit=settings["per_bucket"])
+    model = make_model(**config, seed=seed)
+    init = aligned_gradient_cells(model, buckets)
+    log = train(model, load_split("train"), steps, batch_size=settings["batch"], lr=lr, seed=seed, progress=False)
+    return aligned_gradient_rows({"init": init, "trained": aligned_gradient_cells(model, buckets)}, log)
+
+
+def pool_aligned(rows: Sequence[dict], bins: dict[str, tuple[int, int]] | None = None,
+                 sets: Sequence[str] | None = None) -> list[dict]:
+    """Pool the measure="aligned" cells of an `aligned_gradient` file into a tidy table, one row per config, seed,
+    stage and group: {config, seed, stage, set: the group, n, grad, per_error, share, loss}, each value the mean
+    over the group's aligned pairs (cells weighted by their n). Groups: the buckets (bins None), or the distance
+    bins {label: (lo, hi)} (inclusive) over the cells of the buckets `sets` (None: every bucket)."""
+    groups: dict = {}
+    for r in rows:
+        if r.get("measure") != "aligned" or (sets is not None and r["set"] not in sets):
+            continue
+        if bins is None:
+            label = r["set"]
+        else:
+            label = next((b for b, (lo, hi) in bins.items() if lo <= r["distance"] <= hi), None)
+            if label is None:
+                continue
+        groups.setdefault((r["config"], r["seed"], r["stage"], label), []).append(r)
+    order = list(bins) if bins is not None else ordered(r["set"] for r in rows if r.get("measure") == "aligned")
+    out = []
+    for (config, seed, stage, label), cells in sorted(groups.items(), key=lambda kv: order.index(kv[0][3])):
+        n = sum(c["n"] for c in cells)
+        out.append(dict(config=config, seed=seed, stage=stage, set=label, n=n,
+                        **{k: sum(c[k] * c["n"] for c in cells) / n for k in ("grad", "per_error", "share", "loss")}))
+    return out
+
+
+def compare_ratio(rows: Sequence[dict], a: str, b: str, set_name: str, value: str, level: float = 0.95) -> dict:
+    """compare_variants on log10(value) (values must be positive): gmean_a and gmean_b (geometric means over the
+    seeds), their ratio a / b with the t-interval of the paired log-ratios as ratios [ratio_low, ratio_high], and the
+    verdict ("a better" = a larger, "b better" = b larger, or "no difference detectable")."""
+    bad = [r[value] for r in rows if r.get(value) is not None and not r[value] > 0]
+    if bad:
+        raise ValueError(f"compare_ratio needs positive values of {value!r}, got {bad[:3]}")
+    logged = [{**r, value: math.log10(r[value])} for r in rows if r.get(value) is not None]
+    c = compare_variants(logged, a, b, set_name, value, level)
+    return {**c, "gmean_a": 10 ** c["mean_a"], "gmean_b": 10 ** c["mean_b"], "ratio": 10 ** c["diff"],
+            "ratio_low": 10 ** c["low"], "ratio_high": 10 ** c["high"]}
+
+
+def log_intervals(rows: Sequence[dict], value: str, by: Sequence[str] = ("config", "stage", "set"),
+                  level: float = 0.95) -> dict:
+    """{key tuple: {"gmean", "low", "high", "n"}}: per group of `by` (one row per seed), the geometric mean of
+    `value` (positive) with the t-interval of the mean of log10(value), turned back to the value's scale."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in by), []).append(math.log10(r[value]))
+    out = {}
+    for key, logs in groups.items():
+        mean = statistics.fmean(logs)
+        half = t_half_width(statistics.stdev(logs), len(logs), level) if len(logs) > 1 else 0.0
+        out[key] = dict(gmean=10 ** mean, low=10 ** (mean - half), high=10 ** (mean + half), n=len(logs))
+    return out

@@ -809,6 +809,8 @@ ENGLISH: dict[str, str] = {
     "plots.chance": "chance ({chance:.0f}%)",
     "plots.probe_accuracy": "probe accuracy (%)",
     "plots.gradient_ylabel": "|d loss / d first word| (log scale)",
+    "plots.aligned_gradient_ylabel": "gradient / output error (log scale)",
+    "plots.chain_distance": "distance through the chain (encoder steps to the nearer end)",
     "plots.seed": "seed {seed}",
     "plots.mean_std": "mean ± 1 std",
     "plots.mean_t_interval": "mean, {level:.0%} t-interval",

@@ -27,8 +27,8 @@ from helpers.i18n import Labels, t
 __all__ = [
     "COURSE_STYLE", "ATTENTION_CMAP", "KEY_COLOURS", "MASK_COLOURS", "use_course_style", "check_token_labels",
     "set_token_ticks", "plot_attention", "plot_mask", "draw_lookback", "plot_quality_by_length", "plot_probe",
-    "plot_budget_curve", "plot_gradient_by_length", "plot_seed_points", "figure_png", "draw_decoding_step",
-    "draw_decoding_steps", "legend_below",
+    "plot_budget_curve", "plot_gradient_by_length", "plot_gradient_curves", "plot_seed_points", "figure_png",
+    "draw_decoding_step", "draw_decoding_steps", "legend_below",
 ]
 
 COURSE_STYLE = {
@@ -369,6 +369,35 @@ def plot_gradient_by_length(curves: dict[str, dict[int, float]], title: str, ax=
             xs = list(band)
             ax.fill_between(xs, [band[x][0] for x in xs], [band[x][1] for x in xs], color=line.get_color(), alpha=0.15)
     ax.set(title=title, xlabel=t("plots.source_length"), ylabel=t("plots.gradient_ylabel"))
+    legend_below(ax)
+    return ax
+
+
+def plot_gradient_curves(curves: dict[str, dict[str, float]], title: str, x: str = "distance", ax=None,
+                         spread: dict[str, dict[str, tuple[float, float]]] | None = None, styles: dict | None = None,
+                         ylabel: str | None = None):
+    """Gradient norms against named groups on a log scale: curves = {label: {group: value}}, the groups in the first
+    curve's order on the x-axis; x "distance" (distance bins through the chain) or "length" (length buckets) sets
+    the x label. spread {label: {group: (low, high)}} draws a band (an interval over seeds); styles {label: plot
+    kwargs}; ylabel None: the gradient to the aligned word per unit of output error, in the current language."""
+    labels = {"distance": "plots.chain_distance", "length": "plots.source_length"}
+    if x not in labels:
+        raise ValueError(f"x must be one of {sorted(labels)}, got {x!r}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
+    groups = list(next(iter(curves.values()))) if curves else []
+    for label, values in curves.items():
+        style = dict(marker="o")
+        style.update((styles or {}).get(label, {}))
+        xs = [groups.index(g) for g in values]
+        (line,) = ax.semilogy(xs, list(values.values()), label=label, **style)
+        band = (spread or {}).get(label)
+        if band:
+            ax.fill_between([groups.index(g) for g in band], [lo for lo, _ in band.values()],
+                            [hi for _, hi in band.values()], color=line.get_color(), alpha=0.15)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    ax.set(title=title, xlabel=t(labels[x]), ylabel=t("plots.aligned_gradient_ylabel") if ylabel is None else ylabel)
     legend_below(ax)
     return ax
 

@@ -187,6 +187,77 @@ def gradient_by_length(model: Seq2Seq, lengths: Sequence[int], n: int = 20, seed
             for L in lengths}
 
 
+# ---------------------------------------------------------------- the gradient to a target word's aligned source word
+__all__ += ["chain_distance", "aligned_gradients", "aligned_gradient_cells"]
+
+
+def chain_distance(i: int, length: int, bidirectional: bool = True) -> int:
+    """Encoder steps from source word i (0-based) of a `length`-word sentence to the nearer final state the
+    decoder receives: min(i, length - 1 - i) with two readings (the right-to-left one ends on word 0), length - 1 - i
+    with one. Chapter 01's decoder takes the summary at every step, so no decoder steps are added."""
+    if not 0 <= i < length:
+        raise ValueError(f"source position {i} lies outside a sentence of {length} words")
+    return min(i, length - 1 - i) if bidirectional else length - 1 - i
+
+
+def aligned_gradients(model: Seq2Seq, pairs: Sequence) -> list[dict]:
+    """|d loss_j / d x_i| for every target word j and each source word i of its gold set (teacher forcing).
+
+    pairs: (src, tgt, align) with align[j] the gold source positions of target word j (words with none are left
+    out). loss_j is the cross-entropy of target word j alone (not the end token); x_i the embedding (emb numbers)
+    of source word i, fed to both readings of the encoder (the gradient training gets). One dict per (sentence,
+    j, i): sentence (index in pairs), length S, i, j, distance (`chain_distance`), grad = |d loss_j / d x_i|,
+    error = |d loss_j / d logits_j| (the error the output step sends back: |softmax - one-hot|), share = grad /
+    sum over all source words k of |d loss_j / d x_k|, and loss = loss_j. Each sentence runs as one batch of
+    copies, copy r carrying the loss of one target word, so one backward pass gives every j's gradient.
+    """
+    model.eval()
+    two_way = model.encoder.backward_rnn is not None
+    rows: list[dict] = []
+    for n, p in enumerate(pairs):
+        src, align = p[0], p[2]
+        targets = [j for j, gold in enumerate(align) if gold]
+        if not targets:
+            continue
+        k = len(targets)
+        batch = make_batch([tuple(p)] * k, model.src_vocab, model.tgt_vocab)
+        x = model.encoder.embedding(batch.src).detach().requires_grad_(True)          # (k, S, emb)
+        enc = model.encoder.encode_embedded(x, x, batch.src_lengths, batch.src_mask)
+        logits, _, _ = model.decoder(batch.tgt_in, enc, model.decoder.initial_state(enc))   # (k, T+1, V)
+        copy, at = torch.arange(k), torch.tensor(targets)
+        out = logits[copy, at]                                                          # (k, V): word j of copy r
+        losses = torch.nn.functional.cross_entropy(out, batch.tgt_out[copy, at], reduction="none")   # (k,)
+        grad_x, grad_out = torch.autograd.grad(losses.sum(), [x, out])
+        norms, errors = grad_x.norm(dim=-1), grad_out.norm(dim=-1)                      # (k, S), (k,)
+        totals = norms.sum(dim=1)                                                       # (k,)
+        for r, j in enumerate(targets):
+            for i in align[j]:
+                g = float(norms[r, i])
+                rows.append(dict(sentence=n, length=len(src), i=i, j=j,
+                                 distance=chain_distance(i, len(src), two_way), grad=g, error=float(errors[r]),
+                                 share=g / float(totals[r]), loss=float(losses[r].detach())))
+    return rows
+
+
+def aligned_gradient_cells(model: Seq2Seq, buckets: dict) -> list[dict]:
+    """aligned_gradients on every bucket's pairs, pooled per (bucket, distance): one dict each with set (the
+    bucket), distance, n (aligned pairs) and the means over them of grad, per_error (grad / error; 0 where the output
+    has no error left, so no gradient either), share, loss."""
+    cells = []
+    for name, pairs in buckets.items():
+        groups: dict[int, list[dict]] = {}
+        for r in aligned_gradients(model, pairs):
+            groups.setdefault(r["distance"], []).append(r)
+        for d in sorted(groups):
+            rs = groups[d]
+            cells.append(dict(set=name, distance=d, n=len(rs),
+                              grad=sum(r["grad"] for r in rs) / len(rs),
+                              per_error=sum(r["grad"] / r["error"] if r["error"] > 0 else 0.0 for r in rs) / len(rs),
+                              share=sum(r["share"] for r in rs) / len(rs),
+                              loss=sum(r["loss"] for r in rs) / len(rs)))
+    return cells
+
+
 # ---------------------------------------------------------------- probing the final encoder state
 def _noun_targets(src: Sequence[str]) -> dict[str, str]:
     """The first, middle (closest to the sentence centre) and last noun of a source sentence."""

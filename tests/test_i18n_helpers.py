@@ -120,6 +120,20 @@ def test_plot_gradient_by_length_labels():
     assert_chinese(en[2:4], zh[2:4])
 
 
+def gradient_curves():
+    from helpers.plotting import plot_gradient_curves
+
+    return texts(plot_gradient_curves({"gru": {"0": 1.0, "1-2": 0.1}}, title="t",
+                                      spread={"gru": {"0": (0.5, 2.0), "1-2": (0.05, 0.2)}}))
+
+
+def test_plot_gradient_curves_labels():
+    en, zh = in_both(gradient_curves)
+    assert en[2:5] == ["distance through the chain (encoder steps to the nearer end)",
+                       "gradient / output error (log scale)", ["0", "1-2"]]
+    assert_chinese(en[2:4], zh[2:4])
+
+
 ROWS = [{"set": "test", "config": c, "seed": s, "bleu": 50.0 + s + (5 if c == "b" else 0)}
         for c in ("a", "b") for s in (0, 1, 2)]
 
