@@ -6,9 +6,12 @@ A new chapter is one `Chapter(...)` line in CHAPTERS; a new assignment one `Assi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from helpers.base import NOTEBOOKS_DIR
 
 __all__ = ["Chapter", "Assignment", "CHAPTERS", "ASSIGNMENTS", "COURSE_TARGET_SECONDS", "chapter",
-           "chapter_table", "learner_table"]
+           "chapter_table", "learner_table", "edition_dir"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,17 @@ def chapter(number: str) -> Chapter:
         if ch.number == number:
             return ch
     raise KeyError(f"no chapter {number!r} in helpers.course.CHAPTERS; it has {[c.number for c in CHAPTERS]}")
+
+
+def edition_dir(lang: str | None = None) -> Path:
+    """The folder of one edition's chapters: notebooks/ for "en", notebooks/zh/ for "zh"; lang defaults to the
+    current language (the one `helpers.setup(lang=...)` chose, helpers.i18n)."""
+    from helpers import i18n
+
+    lang = i18n.get_lang() if lang is None else lang
+    if lang not in i18n.LANGUAGES:
+        raise ValueError(f"lang must be one of {i18n.LANGUAGES}, got {lang!r}")
+    return NOTEBOOKS_DIR if lang == "en" else NOTEBOOKS_DIR / lang
 
 
 def chapter_table(lang: str = "en", link_prefix: str = "", column: str | None = None) -> str:

@@ -101,7 +101,7 @@ ENGLISH: dict[str, str] = {
         "{position})."),
     "core.key_place": "the {place} key",
     "core.most_on_answer": (
-        "any weights with more than 0.5 at position {position}"),
+        "any weights, non-negative and summing to 1, with more than 0.5 at position {position} (counting from 0)"),
     "core.distribution_ok": (
         "`{name}` form a probability distribution over the keys."),
     # ---------------------------------------------------------------------- describe(): what a learner passed

@@ -198,12 +198,14 @@ def plot_mask(
 
 
 def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=None,
-                  title: str | None = None, row_labels: Sequence[str] | None = None):
+                  title: str | None = None, row_labels: Sequence[str] | None = None, annotate: bool = False):
     """Draw decoder steps (top row) joined to every source word (bottom row); line width and opacity = weight,
-    with a legend of three sample widths (weights 0.1, 0.5 and 1) under the picture.
+    with a legend of three sample widths (weights 0.1, 0.5 and 1) under the picture, in the lines' colour when
+    there is one step (grey for several, whose lines differ in colour).
 
     weights: (n_targets, n_sources), each row summing to 1. row_labels: (bottom row, top row). title and
-    row_labels: None gives the defaults in the current language. Returns the Axes.
+    row_labels: None gives the defaults in the current language. annotate: write each weight (two decimals) on
+    its line, near the source word. Returns the Axes.
     """
     title = t("plots.lookback_title") if title is None else title
     row_labels = (t("plots.lookback_encoder"), t("plots.lookback_decoder")) if row_labels is None else row_labels
@@ -220,6 +222,9 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
         for s in range(len(sources)):
             ax.plot([xt[j], xs[s]], [1, 0], color=colour, lw=_lookback_width(w[j, s]),
                     alpha=0.15 + 0.85 * w[j, s], solid_capstyle="round")
+            if annotate:                                  # a quarter of the way up, where the lines are apart
+                ax.text(xs[s] + 0.25 * (xt[j] - xs[s]), 0.25, f"{w[j, s]:.2f}", ha="center", va="center",
+                        fontsize=8, color=colour, bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none"})
     for x, tok in zip(xs, sources, strict=False):
         ax.text(x, -0.08, tok, ha="center", va="top", fontsize=10)
     for j, (x, tok) in enumerate(zip(xt, targets, strict=False)):                # one step needs no step number
@@ -230,7 +235,8 @@ def draw_lookback(weights, sources: Sequence[str], targets: Sequence[str], ax=No
     ax.set_yticks([0, 1], list(row_labels))
     ax.set_xticks([])
     samples = (0.1, 0.5, 1.0)
-    handles = [Line2D([], [], color="0.35", lw=_lookback_width(v), alpha=0.15 + 0.85 * v) for v in samples]
+    swatch = KEY_COLOURS[0] if len(targets) == 1 else "0.35"
+    handles = [Line2D([], [], color=swatch, lw=_lookback_width(v), alpha=0.15 + 0.85 * v) for v in samples]
     ax.legend(handles, [f"{v:g}" for v in samples], title=t("plots.lookback_legend"), ncol=3,
               loc="upper center", bbox_to_anchor=(0.5, 0.0), handlelength=2.5, fontsize=9, title_fontsize=9)
     for side in ("left", "bottom"):

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from helpers import NOTEBOOKS_DIR, ROOT
-from helpers.course import ASSIGNMENTS, CHAPTERS, chapter, chapter_table, learner_table
+from helpers.course import ASSIGNMENTS, CHAPTERS, chapter, chapter_table, edition_dir, learner_table
 from helpers.devtools import zh
 from helpers.devtools.readme import course_sections, read_section
 
@@ -38,6 +38,18 @@ def test_chapter_lookup_by_number_and_a_clear_error():
         chapter("99")
     with pytest.raises(ValueError, match="lang"):
         chapter_table("fr")
+
+
+def test_each_edition_has_its_folder_and_the_current_language_picks_one():
+    from helpers import i18n
+
+    assert edition_dir("en") == NOTEBOOKS_DIR and edition_dir("zh") == zh.ZH_DIR
+    for lang in i18n.LANGUAGES:
+        with i18n.language(lang):
+            assert edition_dir() == edition_dir(lang)
+            assert sorted(p.name for p in edition_dir().glob("[0-9][0-9]_*.ipynb")) == [ch.file for ch in CHAPTERS]
+    with pytest.raises(ValueError, match="lang"):
+        edition_dir("fr")
 
 
 @pytest.mark.parametrize("where", list(course_sections()), ids=lambda w: f"{w[0].name}:{w[1]}")

@@ -50,6 +50,8 @@ def test_requirements_and_environment_agree():
     only_req, only_env = set(req.items()) - set(env.items()), set(env.items()) - set(req.items())
     assert req == env, f"only in requirements.txt: {only_req}; only in environment.yml: {only_env}"
     assert python == ["python=3.11"]
+    header = re.search(r"^# Python (\d+\.\d+)", (ROOT / "requirements.txt").read_text(), flags=re.M)
+    assert header and header[1] == "3.11", "requirements.txt's '# Python 3.11' line: chapter 00 checks the kernel by it"
 
 
 def test_torch_is_the_cpu_wheel_on_disk_and_the_user_packages_are_pinned():

@@ -25,7 +25,7 @@ NOT_COMPUTED = [
     re.compile(r"\b(?:19|20)\d\d[a-z]?\b"),                   # years of citations
     re.compile(r"§\s?\d+(?:\.\d+)*"),                         # section signs of the seeds
     re.compile(r"\b\d+-?D\b"),                                # 2-D, 3D
-    re.compile(r"[A-Za-z]\d"),                                # names with digits (K1, W2, x2)
+    re.compile(r"[A-Za-z]\d+"),                               # names with digits (K1, W2, x2, AVX512)
     re.compile(r"\bO\([^)]*\)"),                              # big-O
     re.compile(r"\b(?:0|1)(?:\s?[-–]\s?1)\b"),                # the 0-1 scale
 ]
@@ -67,6 +67,7 @@ def test_the_scanner_sees_typed_numbers_and_lets_context_through():
     assert numbers_in("chapter 04 and 2015 and `scale=0.5` and $\\sqrt{2}$ (03)") == []
     assert numbers_in("## 3. Weights\n1. first step") == []
     assert numbers_in("Source chapter 003 reports it") == [] and numbers_in("a chapter 003 of 4 runs") == ["3", "4"]
+    assert numbers_in("AVX512 and AVX2, K12") == [] and numbers_in("x2 at 12 steps") == ["12"]
 
 
 @pytest.mark.parametrize("path", chapter_notebooks(), ids=lambda p: p.stem)

@@ -239,6 +239,21 @@ def test_lookback_numbers_the_steps_only_when_there_are_several():
     plt.close("all")
 
 
+def test_lookback_can_write_the_weights_and_its_legend_takes_the_colour_of_one_step():
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgb
+
+    w = torch.tensor([[0.02, 0.18, 0.80]])
+    ax = draw_lookback(w, list("abc"), ["X"], annotate=True)
+    assert [x.get_text() for x in ax.texts if 0 < x.get_position()[1] < 1] == ["0.02", "0.18", "0.80"]
+    line = to_rgb(ax.lines[0].get_color())
+    assert all(to_rgb(h.get_color()) == line for h in ax.get_legend().legend_handles)   # the swatches are the lines'
+    several = draw_lookback(torch.full((2, 3), 1 / 3), list("abc"), ["X", "Y"])
+    assert not [x for x in several.texts if 0 < x.get_position()[1] < 1]                 # no numbers unless asked
+    assert all(to_rgb(h.get_color()) == to_rgb("0.35") for h in several.get_legend().legend_handles)
+    plt.close("all")
+
+
 def test_decoding_step_view_follows_the_slider():
     import matplotlib.pyplot as plt
 
