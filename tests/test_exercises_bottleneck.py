@@ -69,7 +69,7 @@ def test_an_embedding_added_to_each_state_is_named_with_the_gap_it_makes(capsys,
     with language("zh"):
         out = said(capsys, lambda a: ex.check_context_size(a, 2 * hidden, per_direction=hidden, embedding=emb),
                    2 * (hidden + emb))
-    assert f"（{emb} 个数），一共多出 {2 * emb} 个数" in out and "numbers in all" not in out
+    assert f"（{emb} 维），一共多算了 {2 * emb} 维" in out and "numbers in all" not in out
 
 
 @pytest.mark.parametrize("answer", [

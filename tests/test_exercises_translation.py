@@ -146,7 +146,7 @@ def test_reading_the_map_names_the_word_counted_from_one_and_its_row_in_both_lan
 
     for lang, words in (("en", "writing output word 3 (row 2 of the map), the decoder looks hardest at source "
                                 "position 2."),
-                        ("zh", "写第 3 个目标词（图的第 2 行）时，解码器最关注源位置 2。")):
+                        ("zh", "写第 3 个输出词（图中的第 2 行）时，解码器最关注源位置 2。")):
         with i18n.language(lang):
             assert ex.check_most_attended(2, MAP, step=2) is True
         assert words in capsys.readouterr().out, lang
@@ -435,9 +435,9 @@ def test_decoder_step_names_an_extra_axis_or_a_transposed_output(capsys, fix, wo
 
 
 @pytest.mark.parametrize("k, english, chinese", [
-    (0, "output 1 of 3 (logits) differs from the reference step", "logits（第 1 个输出，共 3 个）与参考实现不同"),
-    (1, "output 2 of 3 (weights) differs from the reference step", "注意力权重（第 2 个输出，共 3 个）与参考实现不同"),
-    (2, "output 3 of 3 (state) differs from the reference step", "新状态（第 3 个输出，共 3 个）与参考实现不同"),
+    (0, "output 1 of 3 (logits) differs from the reference step", "logits（第 1 个输出，共 3 个）和参考实现不同"),
+    (1, "output 2 of 3 (weights) differs from the reference step", "注意力权重（第 2 个输出，共 3 个）和参考实现不同"),
+    (2, "output 3 of 3 (state) differs from the reference step", "新状态（第 3 个输出，共 3 个）和参考实现不同"),
 ])
 def test_decoder_step_names_the_output_that_differs_counted_from_one_in_both_languages(capsys, k, english, chinese):
     from helpers import i18n

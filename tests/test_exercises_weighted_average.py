@@ -74,8 +74,8 @@ def test_a_tie_with_the_wanted_key_is_named_as_a_tie(capsys, query):
     ex.reset_tries()
     with i18n.language("zh"):
         zh = said(capsys, _ch03_query, query)
-    assert "目前 'K₂' 和 'K₁' 并列得到权重最多" in zh and "把查询拉长也还是打平" in zh
-    assert "目前得到权重最多的是" not in zh
+    assert "现在 'K₂' 和 'K₁' 并列最多" in zh and "把查询拉长也还是打平" in zh
+    assert "现在分到权重最多的是" not in zh
 
 
 def test_a_tie_between_two_other_keys_names_both(capsys):
@@ -83,4 +83,4 @@ def test_a_tie_between_two_other_keys_names_both(capsys):
     keys = [[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]   # K₁ and K₃ score the same for q = [1, 1], K₂ scores 0
     assert "right now 'K₁' and 'K₃' tie for the most" in said(capsys, lambda a: _ch03_query(a, keys), [1.0, 1.0])
     with i18n.language("zh"):
-        assert "目前 'K₁' 和 'K₃' 并列得到权重最多" in said(capsys, lambda a: _ch03_query(a, keys), [1.0, 1.0])
+        assert "现在 'K₁' 和 'K₃' 并列最多" in said(capsys, lambda a: _ch03_query(a, keys), [1.0, 1.0])

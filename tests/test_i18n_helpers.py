@@ -76,7 +76,8 @@ def test_metric_labels_of_every_metric():
     from helpers.plotting import METRIC_LABELS
 
     assert dict(METRIC_LABELS) == {"bleu": "BLEU (0-100)", "exact": "exact match (%)",
-                                   "align": "alignment accuracy (%)", "mass": "attention mass on the gold words (%)"}
+                                   "align": "alignment accuracy (%)", "mass": "attention mass on the gold words (%)",
+                                   "retained": "share kept of own 4-10 BLEU (%)"}
     with i18n.language("zh"):
         assert all(CJK.search(v) for k, v in METRIC_LABELS.items() if k != "bleu")
     assert METRIC_LABELS.get("loss", "loss") == "loss"
