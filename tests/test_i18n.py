@@ -628,8 +628,7 @@ def zh_texts_under_the_term_table() -> dict[str, str]:
 TERMS_PENDING: dict[str, set[str]] = {
     "01_fixed_context_bottleneck.po": {"实践者", "数的个数", "见上方打印"},
     "01_fixed_context_bottleneck (outputs)": {"数的个数", "见上方打印"},
-    "05_attention_translation.po": {"上面打印了", "学习率计划", "摘要向量", "越过"},
-    "05_attention_translation (outputs)": {"上面打印了", "学习率计划", "摘要向量", "越过"},
+    "05_attention_translation.po": {"上面打印了", "学习率计划", "摘要向量"},
     "06_scoring_functions_and_dropout.po": {"上面打印了", "实践者", "比率", "点出赢家", "读成", "越过"},
     "06_scoring_functions_and_dropout (outputs)": {"实践者", "比率", "点出赢家", "读成", "越过"},
     "07_self_attention_and_transformer.po": {"一袋词", "上面打印了", "位置表", "可学习位置表", "可学习的位置表"},
