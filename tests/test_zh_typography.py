@@ -108,7 +108,7 @@ def _outputs() -> dict[str, str]:
 # Texts of chapters that other branches were changing when these rules came in (issue 34): {name: breaches}. The
 # count must match (lower it, then remove the entry, as the chapter is fixed); every other text has none.
 PENDING = {
-    "01_fixed_context_bottleneck (outputs)": 11, "01_fixed_context_bottleneck.po (Markdown)": 2,
+    "01_fixed_context_bottleneck (outputs)": 11, "01_fixed_context_bottleneck.po (Markdown)": 1,
     "05_attention_translation.po (Markdown)": 19,
     "06_scoring_functions_and_dropout (outputs)": 5,
     "07_self_attention_and_transformer (outputs)": 16, "07_self_attention_and_transformer.po (Markdown)": 6,
