@@ -280,6 +280,7 @@ def caption_figures(doctree, alts: dict[str, str], lang: str) -> int:
             alt = " ".join(title.split())
         text = (i18n.t("widgets.site_figure_caption", lang=lang, n=count, alt=alt) if alt
                 else i18n.t("widgets.site_figure", lang=lang, n=count))
+        text = _CJK_GAP.sub("", text)        # as close_cjk_gaps does to the caption: a title's line break in Chinese
         image["alt"] = text
         figure = nodes.figure("", classes=["course-figure"], ids=[f"figure-{count}"])
         image.replace_self(figure)
